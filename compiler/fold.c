@@ -1,0 +1,311 @@
+/*
+ * fold.c — constant folding and the algebraic identities that are exact.
+ *
+ * Arithmetic follows the device: integers wrap at their width, float
+ * results are rounded to float (or half) once. Nothing is folded whose
+ * result the device leaves undefined: division by zero, INT_MIN / -1,
+ * shifts by the width or more, float-to-int conversions out of range.
+ * Math built-ins are not folded here, so a constant sinf(x) gets the same
+ * answer as a variable one.
+ */
+#include "ir_private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Rounds to the nearest half (binary16), ties to even. */
+double kc_ir_round_half(double x)
+{
+    if (isnan(x) || isinf(x) || x == 0)
+        return x;
+    double ax = fabs(x);
+    if (ax >= 65520.0) /* rounds up past the largest half, 65504 */
+        return x < 0 ? -INFINITY : INFINITY;
+    int e;
+    frexp(ax, &e);               /* ax = m * 2^e, m in [0.5, 1) */
+    int q = e - 11 < -24 ? -24 : e - 11; /* quantum: 11 significant bits, subnormals at 2^-24 */
+    double r = nearbyint(ldexp(ax, -q));  /* round to nearest even (default mode) */
+    return copysign(ldexp(r, q), x);
+}
+
+static double round_to(const kc_type *t, double v)
+{
+    return t->scalar == KC_S_HALF ? kc_ir_round_half(v) : (double)(float)v;
+}
+
+typedef struct folder {
+    kc_arena *a;
+} folder;
+
+static kc_ir_expr *cint(folder *F, const kc_type *t, uint64_t v) { return kc_ir_const_int(F->a, t, v); }
+
+/* Sign- or zero-extends the stored bits of an integer constant. */
+static int64_t sval(const kc_ir_expr *e)
+{
+    int64_t v;
+    kc_ir_const_value(e, &v);
+    return v;
+}
+
+static bool is_int_scalar(const kc_type *t)
+{
+    return t->kind == KC_TY_SCALAR && (kc_type_is_int(t) || t->scalar == KC_S_BOOL);
+}
+
+static bool is_float_scalar(const kc_type *t) { return t->kind == KC_TY_SCALAR && kc_type_is_float(t); }
+
+static kc_ir_expr *fold_cast(folder *F, kc_ir_expr *e)
+{
+    const kc_ir_expr *x = e->a;
+    const kc_type *to = e->type;
+    if (!kc_ir_is_const(x) || x->type->kind != KC_TY_SCALAR || to->kind != KC_TY_SCALAR)
+        return e;
+    if (is_float_scalar(x->type)) {
+        if (is_float_scalar(to))
+            return kc_ir_const_float(F->a, to, round_to(to, x->fval));
+        if (to->scalar == KC_S_BOOL)
+            return cint(F, to, x->fval != 0);
+        double t = trunc(x->fval);
+        bool sign = kc_scalar_is_signed(to->scalar);
+        int bits = kc_scalar_bits(to->scalar);
+        double lo = sign ? -ldexp(1, bits - 1) : 0, hi = sign ? ldexp(1, bits - 1) : ldexp(1, bits);
+        if (isnan(t) || t < lo || t >= hi)
+            return e; /* undefined on the device: leave it to the device */
+        return cint(F, to, sign ? (uint64_t)(int64_t)t : (uint64_t)t);
+    }
+    int64_t v = sval(x);
+    if (is_float_scalar(to)) {
+        double d = x->type->scalar == KC_S_ULONG ? (double)x->ival : (double)v;
+        /* int64 to double may round once already: do it via float directly */
+        float f = x->type->scalar == KC_S_ULONG ? (float)x->ival : (float)v;
+        return kc_ir_const_float(F->a, to, to->scalar == KC_S_HALF ? kc_ir_round_half(d) : (double)f);
+    }
+    if (to->scalar == KC_S_BOOL)
+        return cint(F, to, v != 0);
+    return cint(F, to, (uint64_t)v);
+}
+
+static kc_ir_expr *fold_unary(folder *F, kc_ir_expr *e)
+{
+    const kc_ir_expr *x = e->a;
+    if (!kc_ir_is_const(x) || x->type->kind != KC_TY_SCALAR)
+        return e;
+    if (is_float_scalar(x->type))
+        return e->op == KC_OP_NEG ? kc_ir_const_float(F->a, e->type, -x->fval) : e;
+    switch (e->op) {
+    case KC_OP_NEG: return cint(F, e->type, 0 - x->ival);
+    case KC_OP_BNOT: return cint(F, e->type, ~x->ival);
+    case KC_OP_NOT: return cint(F, e->type, x->ival == 0);
+    default: return e;
+    }
+}
+
+static bool is_const_eq(const kc_ir_expr *e, double v)
+{
+    if (!kc_ir_is_const(e) || e->type->kind != KC_TY_SCALAR)
+        return false;
+    if (is_float_scalar(e->type))
+        return e->fval == v && !signbit(e->fval);
+    return sval(e) == (int64_t)v;
+}
+
+static kc_ir_expr *fold_int_binary(folder *F, kc_ir_expr *e)
+{
+    const kc_type *t = e->a->type; /* operand type; e->type is bool for comparisons */
+    bool sign = kc_scalar_is_signed(t->scalar);
+    int bits = kc_scalar_bits(t->scalar);
+    int64_t a = sval(e->a), b = sval(e->b);
+    uint64_t ua = e->a->ival, ub = e->b->ival, r;
+    switch (e->op) {
+    case KC_OP_ADD: r = ua + ub; break;
+    case KC_OP_SUB: r = ua - ub; break;
+    case KC_OP_MUL: r = ua * ub; break;
+    case KC_OP_DIV:
+    case KC_OP_MOD:
+        if (b == 0 || (sign && b == -1 && a == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1)))))
+            return e;
+        if (sign)
+            r = (uint64_t)(e->op == KC_OP_DIV ? a / b : a % b);
+        else
+            r = e->op == KC_OP_DIV ? ua / ub : ua % ub;
+        break;
+    case KC_OP_SHL:
+    case KC_OP_SHR:
+        if (ub >= (uint64_t)bits)
+            return e;
+        if (e->op == KC_OP_SHL)
+            r = ua << ub;
+        else
+            r = sign ? (uint64_t)(a >> b) : ua >> ub;
+        break;
+    case KC_OP_AND: r = ua & ub; break;
+    case KC_OP_OR: r = ua | ub; break;
+    case KC_OP_XOR: r = ua ^ ub; break;
+    case KC_OP_LAND: r = ua && ub; break;
+    case KC_OP_LOR: r = ua || ub; break;
+    case KC_OP_LT: r = sign ? a < b : ua < ub; break;
+    case KC_OP_LE: r = sign ? a <= b : ua <= ub; break;
+    case KC_OP_GT: r = sign ? a > b : ua > ub; break;
+    case KC_OP_GE: r = sign ? a >= b : ua >= ub; break;
+    case KC_OP_EQ: r = ua == ub; break;
+    case KC_OP_NE: r = ua != ub; break;
+    default: return e;
+    }
+    return cint(F, e->type, r);
+}
+
+static kc_ir_expr *fold_float_binary(folder *F, kc_ir_expr *e)
+{
+    double a = e->a->fval, b = e->b->fval;
+    switch (e->op) {
+    case KC_OP_ADD: return kc_ir_const_float(F->a, e->type, round_to(e->type, a + b));
+    case KC_OP_SUB: return kc_ir_const_float(F->a, e->type, round_to(e->type, a - b));
+    case KC_OP_MUL: return kc_ir_const_float(F->a, e->type, round_to(e->type, a * b));
+    case KC_OP_DIV: return kc_ir_const_float(F->a, e->type, round_to(e->type, a / b));
+    case KC_OP_LT: return cint(F, e->type, a < b);
+    case KC_OP_LE: return cint(F, e->type, a <= b);
+    case KC_OP_GT: return cint(F, e->type, a > b);
+    case KC_OP_GE: return cint(F, e->type, a >= b);
+    case KC_OP_EQ: return cint(F, e->type, a == b);
+    case KC_OP_NE: return cint(F, e->type, a != b);
+    default: return e;
+    }
+}
+
+/* Identities that hold for every value, including NaN and -0.0. */
+static kc_ir_expr *simplify(kc_ir_expr *e)
+{
+    bool ints = kc_type_is_int(e->type);
+    const kc_ir_expr *a = e->a, *b = e->b;
+    switch (e->op) {
+    case KC_OP_ADD:
+        if (ints && is_const_eq(b, 0)) return e->a;
+        if (ints && is_const_eq(a, 0)) return e->b;
+        break;
+    case KC_OP_SUB:
+        if (ints && is_const_eq(b, 0)) return e->a;
+        break;
+    case KC_OP_MUL:
+        if (is_const_eq(b, 1) && b->type->kind == KC_TY_SCALAR && e->a->type == e->type) return e->a;
+        if (is_const_eq(a, 1) && a->type->kind == KC_TY_SCALAR && e->b->type == e->type) return e->b;
+        if (ints && e->type->kind == KC_TY_SCALAR && is_const_eq(b, 0)) return e->b;
+        if (ints && e->type->kind == KC_TY_SCALAR && is_const_eq(a, 0)) return e->a;
+        break;
+    case KC_OP_DIV:
+        if (is_const_eq(b, 1) && e->a->type == e->type) return e->a;
+        break;
+    case KC_OP_SHL:
+    case KC_OP_SHR:
+        if (ints && is_const_eq(b, 0)) return e->a;
+        break;
+    case KC_OP_LAND:
+        if (kc_ir_is_const(a)) return a->ival ? e->b : e->a;
+        if (kc_ir_is_const(b) && b->ival) return e->a;
+        break;
+    case KC_OP_LOR:
+        if (kc_ir_is_const(a)) return a->ival ? e->a : e->b;
+        if (kc_ir_is_const(b) && !b->ival) return e->a;
+        break;
+    default: break;
+    }
+    return e;
+}
+
+static kc_ir_expr *fold_binary(folder *F, kc_ir_expr *e)
+{
+    if (kc_ir_is_const(e->a) && kc_ir_is_const(e->b) && e->a->type->kind == KC_TY_SCALAR &&
+        e->b->type->kind == KC_TY_SCALAR) {
+        if (is_int_scalar(e->a->type))
+            return fold_int_binary(F, e);
+        return fold_float_binary(F, e);
+    }
+    return simplify(e);
+}
+
+static kc_ir_expr *fold_builtin(folder *F, kc_ir_expr *e)
+{
+    if (e->nargs != 2 || !kc_ir_is_const(e->args[0]) || !kc_ir_is_const(e->args[1]) ||
+        !is_int_scalar(e->type))
+        return e;
+    int64_t a = sval(e->args[0]), b = sval(e->args[1]), r;
+    bool sign = kc_scalar_is_signed(e->type->scalar);
+    uint64_t ua = e->args[0]->ival, ub = e->args[1]->ival;
+    switch (e->builtin) {
+    case KC_B_MIN: return cint(F, e->type, sign ? (uint64_t)(a < b ? a : b) : (ua < ub ? ua : ub));
+    case KC_B_MAX: return cint(F, e->type, sign ? (uint64_t)(a > b ? a : b) : (ua > ub ? ua : ub));
+    case KC_B_CDIV: {
+        int64_t args[2] = {a, b};
+        if (!sign || !kc_iexpr_apply(KC_IX_CDIV, args, &r, NULL, 0))
+            return e;
+        return cint(F, e->type, (uint64_t)r);
+    }
+    default: return e;
+    }
+}
+
+static kc_ir_expr *fold_expr(void *user, kc_ir_expr *e)
+{
+    folder *F = user;
+    switch (e->kind) {
+    case KIR_CAST:
+        if (kc_type_equal(e->type, e->a->type))
+            return e->a;
+        return fold_cast(F, e);
+    case KIR_UNARY: return fold_unary(F, e);
+    case KIR_BINARY: return fold_binary(F, e);
+    case KIR_SELECT:
+        if (kc_ir_is_const(e->a))
+            return e->a->ival ? e->b : e->c;
+        return e;
+    case KIR_LANE:
+        if (e->a->kind == KIR_VEC)
+            return e->a->nargs == 1 ? e->a->args[0] : e->a->args[e->lane];
+        return e;
+    case KIR_BUILTIN: return fold_builtin(F, e);
+    default: return e;
+    }
+}
+
+static void fold_func(folder *F, kc_ir_func *f)
+{
+    kc_ir_map_exprs(&f->body, fold_expr, F);
+}
+
+/* Folds one expression tree in place, bottom-up. */
+static kc_ir_expr *fold_tree(folder *F, kc_ir_expr *e)
+{
+    if (!e)
+        return e;
+    e->a = fold_tree(F, e->a);
+    e->b = fold_tree(F, e->b);
+    e->c = fold_tree(F, e->c);
+    for (int i = 0; i < e->nargs; i++)
+        e->args[i] = fold_tree(F, e->args[i]);
+    return fold_expr(F, e);
+}
+
+kc_ir_expr *kc_ir_fold_expr(kc_arena *a, kc_ir_expr *e)
+{
+    folder F = {a};
+    return fold_tree(&F, e);
+}
+
+void kc_ir_fold_block(kc_arena *a, kc_ir_block *b)
+{
+    folder F = {a};
+    kc_ir_map_exprs(b, fold_expr, &F);
+}
+
+bool kc_ir_fold(kc_ir_module *m)
+{
+    folder F = {m->arena};
+    for (int i = 0; i < m->consts.len; i++) {
+        kc_ir_var *v = m->consts.items[i];
+        for (int64_t k = 0; k < v->len; k++)
+            v->init[k] = fold_tree(&F, v->init[k]);
+    }
+    fold_func(&F, m->kernel);
+    for (int i = 0; i < m->helpers.len; i++)
+        fold_func(&F, m->helpers.items[i]);
+    return true;
+}

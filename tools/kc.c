@@ -1,0 +1,134 @@
+/*
+ * kc.c — the kc program: finds the subcommand and runs it.
+ */
+#include "kc_tools.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const kc_command kc_commands[] = {
+    {"check", kc_cmd_check, "check kernel files with the front end",
+     "usage: kc check FILE...\n"
+     "\n"
+     "Reads each kernel file and reports every error it finds, each with\n"
+     "file:line:col, the line and a caret. Prints one line per good file.\n"
+     "Exit status: 0 when every file is good, 1 otherwise.\n"},
+    {"emit", kc_cmd_emit, "print a kernel's IR",
+     "usage: kc emit FILE [--emit kir] [--kernel K] [--variant WG=64,TM=4] [--after PASS] [-o OUT]\n"
+     "\n"
+     "Compiles each kernel of FILE (or only K) for one variant (the default\n"
+     "unless --variant names one) and prints the result.\n"
+     "  --emit kir      kc's structured IR (the default)\n"
+     "  --after PASS    stop after a pass: lower, specialize, inline, fold, unroll, dce\n"
+     "  -o OUT          write to OUT instead of standard output\n"},
+    {"variants", kc_cmd_variants, "list a kernel's search space",
+     "usage: kc variants FILE [--kernel K]\n"
+     "\n"
+     "Prints every variant of each kernel (the product of the tunables it\n"
+     "uses, less those breaking a KC_REQUIRE), one per line:\n"
+     "  KERNEL VARIANT\n"
+     "with the default variant marked by a trailing '*'. A summary per\n"
+     "kernel goes to standard error.\n"},
+    {"help", kc_cmd_help, "show help for a command", "usage: kc help [COMMAND]\n"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const kc_command *kc_find_command(const char *name)
+{
+    for (const kc_command *c = kc_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+int kc_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kc %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'kc help %s')\n", cmd);
+    va_end(ap);
+    return KC_EXIT_USAGE;
+}
+
+int kc_next_arg(kc_args *a, const kc_opt *opts, int nopts)
+{
+    if (a->i >= a->argc)
+        return -2;
+    char *arg = a->argv[a->i++];
+    if (arg[0] != '-' || arg[1] == 0 || strcmp(arg, "--") == 0) {
+        a->positional = arg;
+        return -1;
+    }
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (int k = 0; k < nopts; k++) {
+        if (strlen(opts[k].name) != len || strncmp(opts[k].name, arg, len) != 0)
+            continue;
+        a->value = NULL;
+        if (opts[k].has_value) {
+            if (eq)
+                a->value = eq + 1;
+            else if (a->i < a->argc)
+                a->value = a->argv[a->i++];
+            else {
+                kc_usage_error(a->cmd, "%s needs a value", opts[k].name);
+                return -3;
+            }
+        } else if (eq) {
+            kc_usage_error(a->cmd, "%s takes no value", opts[k].name);
+            return -3;
+        }
+        return k;
+    }
+    kc_usage_error(a->cmd, "unknown option '%s'", arg);
+    return -3;
+}
+
+static void overview(FILE *out)
+{
+    fprintf(out, "kc %s — a kernel compiler and autotuner for GPUs\n\n"
+                 "usage: kc COMMAND [ARGS]\n\ncommands:\n", KC_VERSION);
+    for (const kc_command *c = kc_commands; c->name; c++)
+        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fprintf(out, "\n'kc help COMMAND' tells more; 'kc --version' prints the version.\n");
+}
+
+int kc_cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        overview(stdout);
+        return KC_EXIT_OK;
+    }
+    const kc_command *c = kc_find_command(argv[1]);
+    if (!c)
+        return kc_usage_error("help", "no command '%s'", argv[1]);
+    fputs(c->usage, stdout);
+    return KC_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        overview(stderr);
+        return KC_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("kc %s\n", KC_VERSION);
+        return KC_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return kc_cmd_help(1, argv + 1);
+    const kc_command *c = kc_find_command(argv[1]);
+    if (!c) {
+        fprintf(stderr, "kc: no command '%s'\n\n", argv[1]);
+        overview(stderr);
+        return KC_EXIT_USAGE;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return kc_cmd_help(2, (char *[]){"help", (char *)c->name, NULL});
+    return c->run(argc - 1, argv + 1);
+}

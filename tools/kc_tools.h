@@ -1,0 +1,51 @@
+/*
+ * kc_tools.h — what the subcommands of the kc program share. Each
+ * subcommand lives in its own cmd_*.c and is listed once in kc.c's table.
+ * Exit codes: 0 success, 1 a user error (message on stderr), 2 bad usage.
+ */
+#ifndef KC_TOOLS_H
+#define KC_TOOLS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum { KC_EXIT_OK = 0, KC_EXIT_ERROR = 1, KC_EXIT_USAGE = 2 };
+
+typedef struct kc_command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+    const char *summary;               /* one line for `kc help` */
+    const char *usage;                 /* the full text for `kc help CMD` */
+} kc_command;
+
+extern const kc_command kc_commands[];
+const kc_command *kc_find_command(const char *name);
+
+/* A small option parser: long options with a value (--name VALUE or
+ * --name=VALUE), short ones (-t VALUE, -o VALUE), flags, positionals. */
+typedef struct kc_opt {
+    const char *name;  /* "--variant" or "-t" */
+    bool has_value;
+} kc_opt;
+
+typedef struct kc_args {
+    const char *cmd;
+    int argc;
+    char **argv;
+    int i;
+    const char *value; /* of the option just returned */
+    const char *positional;
+} kc_args;
+
+/* Returns the index in opts of the next option, -1 for a positional (in
+ * args->positional), -2 at the end, -3 after printing a usage error. */
+int kc_next_arg(kc_args *args, const kc_opt *opts, int nopts);
+int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The subcommands */
+int kc_cmd_check(int argc, char **argv);
+int kc_cmd_emit(int argc, char **argv);
+int kc_cmd_variants(int argc, char **argv);
+int kc_cmd_help(int argc, char **argv);
+
+#endif
