@@ -53,7 +53,7 @@ static void expand(inliner *I, kc_ir_block *out, const kc_ir_stmt *call)
             kc_ir_clone_map_ref(&cl, p->ref, call->refs[i], call->ref_offsets[i]);
         } else {
             kc_ir_stmt *s = kc_ir_new_stmt(a, KIR_ASSIGN, call->loc);
-            s->var = kc_ir_clone_var(&cl, p->ref);
+            s->var = kc_ir_clone_var(&cl, p->local);
             s->value = call->args[i];
             kc_ir_push(a, out, s);
         }

@@ -64,6 +64,7 @@ typedef struct kc_ir_param {
     kc_vec dims;         /* buffer: kc_iexpr* per dimension, outermost first */
     int binding;         /* buffer: index among buffer parameters */
     kc_ir_var *ref;      /* helpers: an array parameter is a KIR_MEM_REF variable */
+    kc_ir_var *local;    /* helpers: a scalar parameter is this variable, set by the inliner */
 } kc_ir_param;
 
 /* The root of a memory access: a variable (private, shared, const, ref)

@@ -445,7 +445,7 @@ static kc_ir_expr *lower_helper_call(lower *L, kc_ir_block *b, const kc_expr *e)
     s->ref_offsets = kc_arena_alloc(L->a, sizeof(kc_ir_expr *) * (size_t)(s->nargs + 1));
     for (int i = 0; i < s->nargs; i++) {
         const kc_expr *arg = e->args.items[i];
-        if (f->params[i]->ref) {
+        if (f->params[i]->is_buffer) {
             /* the chain's flat index is already in elements, for a whole
              * array (NULL) or a row of a larger one */
             const kc_type *t;
@@ -843,7 +843,7 @@ static void lower_params(lower *L, kc_ir_func *f, const kc_func *ast)
                 r->param = p;
                 assign(L, &f->body, v, -1, r, s->loc);
             } else {
-                p->ref = v; /* the inliner assigns the argument to it */
+                p->local = v; /* the inliner assigns the argument to it */
             }
         } else {
             L->param_map[i] = p;

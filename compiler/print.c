@@ -320,6 +320,8 @@ static void block(printer *P, const kc_ir_block *b, int depth)
 
 static void count_names(printer *P, const kc_ir_func *f)
 {
+    for (int i = 0; i < f->nparams; i++) /* a variable named like a parameter gets its id */
+        kc_map_put(&P->arena, &P->seen, f->params[i]->name, (void *)1);
     for (int i = 0; i < f->vars.len; i++) {
         const kc_ir_var *v = f->vars.items[i];
         intptr_t n = (intptr_t)kc_map_get(&P->seen, v->name);
@@ -384,7 +386,7 @@ static void func(printer *P, const kc_ir_func *f, const kc_ir_module *m)
     }
     kc_buf_puts(b, ")\n");
     if (f->is_kernel) {
-        if (m->specialized)
+        if (m->specialized && m->binding.n)
             kc_buf_printf(b, "  variant %s\n", kc_ir_binding_text(&P->arena, &m->binding));
         if (f->may_alias)
             kc_buf_puts(b, "  may_alias\n");

@@ -38,6 +38,7 @@ static void hash_tokens(const tokvec *v, char out[65])
 
 static kc_program *parse_file(kc_ctx *c, int file)
 {
+    kc_diag_defer(&c->diag);
     tokvec toks = {0};
     kc_pp_file(c, file, &toks);
     kc_program *p = NULL;
@@ -52,6 +53,7 @@ static kc_program *parse_file(kc_ctx *c, int file)
             kc_sema(c, p);
     }
     tokvec_free(&toks);
+    kc_diag_flush(&c->diag);
     return c->diag.nerrors ? NULL : p;
 }
 

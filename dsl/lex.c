@@ -118,21 +118,20 @@ static bool skip_space(lexer *L)
     return false;
 }
 
-static const char *puncts[] = {
-    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-    "+=",  "-=",  "*=",  "/=", "%=", "&=", "|=", "^=", "##", "(",  ")",  "[",  "]",  "{",
-    "}",   ".",   ",",   ";",  ":",  "?",  "+",  "-",  "*",  "/",  "%",  "&",  "|",  "^",
-    "~",   "!",   "<",   ">",  "=",  "#",
-};
-
+/* The longest punctuator at p: three characters, then two, then one. */
 static int punct_len(const char *p, const char *end)
 {
-    for (size_t i = 0; i < KC_COUNT(puncts); i++) {
-        size_t n = strlen(puncts[i]);
-        if ((size_t)(end - p) >= n && memcmp(p, puncts[i], n) == 0)
-            return (int)n;
-    }
-    return 0;
+    static const char three[][4] = {"<<=", ">>=", "..."};
+    static const char two[][3] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+                                  "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##"};
+    size_t n = (size_t)(end - p);
+    for (size_t i = 0; n >= 3 && i < KC_COUNT(three); i++)
+        if (p[0] == three[i][0] && p[1] == three[i][1] && p[2] == three[i][2])
+            return 3;
+    for (size_t i = 0; n >= 2 && i < KC_COUNT(two); i++)
+        if (p[0] == two[i][0] && p[1] == two[i][1])
+            return 2;
+    return n >= 1 && *p && strchr("()[]{}.,;:?+-*/%&|^~!<>=#", *p) ? 1 : 0;
 }
 
 static void emit(lexer *L, token *t)

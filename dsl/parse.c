@@ -29,6 +29,8 @@ typedef struct parser {
 
 /* ---- token helpers ------------------------------------------------------ */
 
+static void sync_stmt_fwd(struct parser *P);
+
 static const token *peek(parser *P) { return &P->t[P->pos]; }
 static const token *peek_at(parser *P, int k)
 {
@@ -96,6 +98,19 @@ static bool expect(parser *P, const char *s, const char *context)
     return false;
 }
 
+/* The ';' that ends a statement. When it is missing but the next token
+ * starts a new line, the user most likely just forgot it: report it and
+ * go on with that line instead of skipping it. */
+static void expect_semi(parser *P, const char *context)
+{
+    if (expect(P, ";", context))
+        return;
+    if (peek(P)->bol || is(P, "}"))
+        P->panic = false;
+    else
+        sync_stmt_fwd(P);
+}
+
 static const char *expect_ident(parser *P, const char *what)
 {
     const token *t = peek(P);
@@ -140,6 +155,21 @@ static void sync_stmt(parser *P)
     }
     P->panic = false;
 }
+
+/* After a nesting error deep inside an expression: skip to the end of the
+ * statement without consuming it and stay in panic, so the frames above
+ * unwind quietly and the statement ends where it should. */
+static void skip_expr_rest(parser *P)
+{
+    while (!at_eof(P) && !is(P, ";") && !is(P, "}")) {
+        if (is(P, "(") || is(P, "[") || is(P, "{"))
+            skip_group(P);
+        else
+            next(P);
+    }
+}
+
+static void sync_stmt_fwd(parser *P) { sync_stmt(P); }
 
 static bool enter(parser *P, kc_loc loc)
 {
@@ -439,12 +469,13 @@ static kc_expr *postfix(parser *P)
             next(P);
             kc_expr *idx = expr(P);
             expect(P, "]", "to close the index");
-            e = track(P, new_binary(P, KC_E_INDEX, 0, e, idx, t->loc));
+            e = track(P, new_binary(P, KC_E_INDEX, 0, e, idx, e->loc));
         } else if (tok_is(t, ".")) {
             next(P);
             const token *f = peek(P);
             const char *name = expect_ident(P, "a component name (x, y, z or w)");
-            kc_expr *m = new_expr(P, KC_E_MEMBER, f->loc);
+            kc_expr *m = new_expr(P, KC_E_MEMBER, e->loc);
+            (void)f;
             m->a = e;
             m->name = name;
             e = track(P, m);
@@ -582,7 +613,7 @@ static kc_expr *conditional(parser *P)
     if (!tok_is(t, "?"))
         return e;
     if (!enter(P, t->loc)) {
-        sync_stmt(P);
+        skip_expr_rest(P);
         return error_expr(P, t->loc);
     }
     next(P);
@@ -614,7 +645,7 @@ static kc_expr *assign(parser *P)
             continue;
         const token *t = next(P);
         if (!enter(P, t->loc)) {
-            sync_stmt(P);
+            skip_expr_rest(P);
             return error_expr(P, t->loc);
         }
         kc_expr *e = new_binary(P, KC_E_ASSIGN, aops[i].op, lhs, assign(P), t->loc);
@@ -739,8 +770,13 @@ static kc_sym *param(parser *P)
         error_at(P, peek(P)->loc, "pointers to pointers are not in the language");
     }
     const token *t = peek(P);
-    const char *name = expect_ident(P, "a parameter name");
-    if (!name)
+    const char *name;
+    if (is(P, ",") || is(P, ")") || is(P, "[")) /* unnamed, as in a prototype */
+        name = kc_arena_printf(&P->c->arena, "<unnamed %d:%d>", t->loc.line, t->loc.col);
+    else if (is(P, "(")) {
+        error_at(P, t->loc, "function pointers are not in the language");
+        return NULL;
+    } else if (!(name = expect_ident(P, "a parameter name")))
         return NULL;
     kc_sym *sym = new_sym(P, KC_SYM_PARAM, name, t->loc, &s);
     array_dims(P, &sym->dim_exprs);
@@ -818,8 +854,7 @@ static kc_stmt *local_decl(parser *P)
             sym->init = initializer(P);
         kc_vec_push(&P->c->arena, &d->body, sym);
     } while (accept(P, ","));
-    if (!expect(P, ";", "after the declaration"))
-        sync_stmt(P);
+    expect_semi(P, "after the declaration");
     return d;
 }
 
@@ -910,7 +945,7 @@ static kc_stmt *stmt_inner(parser *P)
     }
     if (tok_is(t, "break") || tok_is(t, "continue")) {
         next(P);
-        expect(P, ";", kc_arena_printf(&P->c->arena, "after '%.*s'", t->len, t->text));
+        expect_semi(P, kc_arena_printf(&P->c->arena, "after '%.*s'", t->len, t->text));
         return new_stmt(P, tok_is(t, "break") ? KC_S_BREAK : KC_S_CONTINUE, t->loc);
     }
     if (tok_is(t, "return")) {
@@ -918,7 +953,7 @@ static kc_stmt *stmt_inner(parser *P)
         kc_stmt *s = new_stmt(P, KC_S_RETURN, t->loc);
         if (!is(P, ";"))
             s->expr = expr(P);
-        expect(P, ";", "after the return value");
+        expect_semi(P, "after the return value");
         return s;
     }
     if (tok_is(t, "goto")) {
@@ -936,8 +971,7 @@ static kc_stmt *stmt_inner(parser *P)
         return local_decl(P);
     kc_stmt *s = new_stmt(P, KC_S_EXPR, t->loc);
     s->expr = expr(P);
-    if (!expect(P, ";", "after the expression"))
-        sync_stmt(P);
+    expect_semi(P, "after the expression");
     return s;
 }
 
@@ -1102,6 +1136,12 @@ static void top_decl(parser *P)
             ;
     }
     const token *nt = peek(P);
+    if (tok_is(nt, "(") && tok_is(peek_at(P, 1), "*")) {
+        error_at(P, nt->loc, "function pointers are not in the language");
+        kc_diag_fix(&P->c->diag, "call the function directly; kc inlines helpers");
+        sync_top(P);
+        return;
+    }
     if (nt->kind != TK_IDENT || is_reserved(nt)) {
         error_at(P, nt->loc, "expected a name, found %s", describe(P, nt));
         sync_top(P);

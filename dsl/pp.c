@@ -70,9 +70,10 @@ static void emit(pp *P, const token *t, kc_loc use)
     macro *m = find_macro(P, t);
     if (!m || m->expanding || t->noexpand) {
         token copy = *t;
-        if (use.file >= 0)
+        if (use.file >= 0) { /* from a macro: it sits where the macro was used */
             copy.loc = use;
-        copy.bol = false;
+            copy.bol = false;
+        }
         if (m)
             copy.noexpand = true;
         tokvec_push(P->out, &copy);

@@ -259,6 +259,18 @@ static bool const_fits(cval v, const kc_type *to)
     }
 }
 
+/* Where an expression starts in the source: the best place to point at
+ * when the whole expression is wrong (its node's own location is its
+ * operator). */
+static kc_loc start_of(const kc_expr *e)
+{
+    while ((e->kind == KC_E_BINARY || e->kind == KC_E_ASSIGN || e->kind == KC_E_COND || e->kind == KC_E_COMMA ||
+            (e->kind == KC_E_INCDEC && e->is_post) || (e->kind == KC_E_CAST && e->implicit)) &&
+           e->a)
+        e = e->a;
+    return e->loc;
+}
+
 /* ---- conversions ------------------------------------------------------------- */
 
 static int rank(kc_scalar s)
@@ -313,15 +325,15 @@ static kc_expr *convert(sema *S, kc_expr *e, const kc_type *to, const char *cont
     if (implicit_ok(e, to))
         return mk_cast(S, e, to);
     if (e->type->kind == KC_TY_ARRAY || to->kind == KC_TY_ARRAY) {
-        ERR(S, e->loc, "cannot use %s '%s' as '%s' %s",
+        ERR(S, start_of(e), "cannot use %s '%s' as '%s' %s",
             e->type->kind == KC_TY_ARRAY ? "array" : "value", tname(S, e->type), tname(S, to), context);
         if (e->type->kind == KC_TY_ARRAY)
             FIX(S, "index it to get an element");
     } else if (e->type->kind != to->kind && to->kind == KC_TY_SCALAR) {
-        ERR(S, e->loc, "cannot convert vector '%s' to '%s' %s", tname(S, e->type), tname(S, to), context);
+        ERR(S, start_of(e), "cannot convert vector '%s' to '%s' %s", tname(S, e->type), tname(S, to), context);
         FIX(S, "take a component, such as .x");
     } else {
-        ERR(S, e->loc, "converting '%s' to '%s' %s can lose information", tname(S, e->type),
+        ERR(S, start_of(e), "converting '%s' to '%s' %s can lose information", tname(S, e->type),
             tname(S, to), context);
         FIX(S, "write the conversion out: (%s)(…)", tname(S, to));
     }
@@ -334,7 +346,7 @@ static kc_expr *to_bool(sema *S, kc_expr *e, const char *context)
     if (is_err(e->type))
         return e;
     if (e->type->kind != KC_TY_SCALAR || e->type->scalar == KC_S_VOID) {
-        ERR(S, e->loc, "a %s '%s' cannot be used as a condition %s",
+        ERR(S, start_of(e), "a %s '%s' cannot be used as a condition %s",
             e->type->kind == KC_TY_ARRAY ? "array" : e->type->kind == KC_TY_VECTOR ? "vector" : "value of type",
             tname(S, e->type), context);
         e->type = kc_type_error();
@@ -364,10 +376,17 @@ static const kc_type *common_type(sema *S, kc_expr *a, kc_expr *b, kc_loc loc, c
     if (ta->kind == KC_TY_ARRAY || tb->kind == KC_TY_ARRAY || ta->scalar == KC_S_VOID ||
         tb->scalar == KC_S_VOID) {
         const kc_type *bad = ta->kind == KC_TY_ARRAY || ta->scalar == KC_S_VOID ? ta : tb;
-        ERR(S, loc, "operator '%s' cannot take %s '%s'", op, bad->kind == KC_TY_ARRAY ? "array" : "a value of type",
-            tname(S, bad));
-        if (bad->kind == KC_TY_ARRAY)
-            FIX(S, "index it to get an element");
+        const kc_expr *arr = ta->kind == KC_TY_ARRAY ? a : b;
+        bool buffer = bad->kind == KC_TY_ARRAY && arr->kind == KC_E_NAME && arr->sym && arr->sym->is_buffer;
+        if (buffer && (strcmp(op, "+") == 0 || strcmp(op, "-") == 0)) {
+            ERR(S, loc, "pointer arithmetic is not in the language: '%s' is a buffer", arr->sym->name);
+            FIX(S, "index it with the offset instead: %s[i + k]", arr->sym->name);
+        } else {
+            ERR(S, loc, "operator '%s' cannot take %s '%s'", op, bad->kind == KC_TY_ARRAY ? "array" : "a value of type",
+                tname(S, bad));
+            if (bad->kind == KC_TY_ARRAY)
+                FIX(S, "index it to get an element");
+        }
         return kc_type_error();
     }
     if (ta->kind == KC_TY_VECTOR && tb->kind == KC_TY_VECTOR && ta->lanes != tb->lanes) {
@@ -407,8 +426,12 @@ static kc_iexpr *to_iexpr(sema *S, const kc_expr *e, ix_mode mode, const char *w
         if (e->sym && e->sym->kind == KC_SYM_PARAM && mode == IX_PARAMS && !e->sym->is_buffer &&
             kc_type_is_int(e->sym->type) && e->sym->type->kind == KC_TY_SCALAR)
             return kc_iexpr_name(a, e->sym->name);
-        ERR(S, e->loc, "%s may use only %s, tunables and constants; '%s' is not one", what,
-            mode == IX_PARAMS ? "integer scalar parameters" : "integer constants", e->name);
+        if (mode == IX_TUNABLES && e->sym && e->sym->kind != KC_SYM_FUNC)
+            ERR(S, e->loc, "%s must be known when the kernel is compiled: constants and tunables only, and '%s' is a %s",
+                what, e->name, e->sym->kind == KC_SYM_PARAM ? "parameter" : "variable");
+        else
+            ERR(S, e->loc, "%s may use only integer scalar parameters, tunables and constants; '%s' is not one", what,
+                e->name);
         return NULL;
     case KC_E_CAST:
         if (e->implicit || kc_type_is_int(e->type))
@@ -493,23 +516,23 @@ static bool check_lvalue(sema *S, const kc_expr *e, const char *what)
     while (root->kind == KC_E_INDEX || root->kind == KC_E_MEMBER)
         root = root->a;
     if (root->kind != KC_E_NAME || !root->sym) {
-        ERR(S, e->loc, "cannot %s this expression: it is not a variable or an element", what);
+        ERR(S, start_of(e), "cannot %s this expression: it is not a variable or an element", what);
         return false;
     }
     kc_sym *sym = root->sym;
     if (sym->kind == KC_SYM_TUNABLE || sym->kind == KC_SYM_CONST || sym->kind == KC_SYM_FUNC) {
-        ERR(S, e->loc, "cannot %s '%s': it is a %s", what, sym->name,
+        ERR(S, root->loc, "cannot %s '%s': it is a %s", what, sym->name,
             sym->kind == KC_SYM_TUNABLE ? "tunable (a compile-time constant)" : sym->kind == KC_SYM_CONST ? "constant" : "function");
         return false;
     }
     if (sym->is_const) {
-        ERR(S, e->loc, "cannot %s '%s': it is declared const", what, sym->name);
+        ERR(S, root->loc, "cannot %s '%s': it is declared const", what, sym->name);
         if (sym->is_buffer)
             FIX(S, "remove 'const' from the parameter to make the buffer writable");
         return false;
     }
     if (e->type->kind == KC_TY_ARRAY) {
-        ERR(S, e->loc, "cannot %s a whole array", what);
+        ERR(S, root->loc, "cannot %s a whole array", what);
         FIX(S, "assign element by element in a loop");
         return false;
     }
@@ -913,13 +936,13 @@ static kc_expr *check_builtin(sema *S, kc_expr *e, int id)
     }
     for (int i = 0; i < e->args.len; i++) {
         kc_expr *a = e->args.items[i];
-        if (a->kind == KC_E_ADDR && i == 0 && (b->rule == KC_RULE_ATOM || b->rule == KC_RULE_CAS))
+        if (a->kind == KC_E_ADDR && i == 0 && (b->rule == KC_RULE_ATOM || b->rule == KC_RULE_CAS)) {
             a->a = check(S, a->a);
-        else
+            a->type = a->a->type; /* the element's type; check_atomic checks the rest */
+        } else
             e->args.items[i] = check(S, a);
-        if (is_err(((kc_expr *)e->args.items[i])->type) ||
-            (a->kind == KC_E_ADDR && a->a && is_err(a->a->type)))
-            return fail(e);
+        if (is_err(((kc_expr *)e->args.items[i])->type))
+            return fail(e); /* the argument's own error was reported */
     }
     kc_expr **args = (kc_expr **)e->args.items;
     switch (b->rule) {
@@ -1076,7 +1099,8 @@ static kc_expr *check_helper_call(sema *S, kc_expr *e, kc_func *f)
                     tname(S, p->type->elem), tname(S, a->type));
                 bad = true;
             } else if (ref_is_const(a) && !p->is_const) {
-                ERR(S, a->loc, "'%s' would let '%s' write to read-only memory", f->name, tname(S, a->type));
+                ERR(S, a->loc, "'%s' may write to its parameter '%s' (it is not const), but this array is read-only",
+                    f->name, p->name);
                 FIX(S, "declare the parameter 'const %s %s[]'", tname(S, p->type->elem), p->name);
                 bad = true;
             }
@@ -1818,6 +1842,46 @@ static void visit_calls(sema *S, kc_func *f, kc_map *state, kc_vec *stack)
     kc_map_put(&S->c->arena, state, f->name, (void *)2);
 }
 
+/* A safety net: after sema without errors, every expression has a type.
+ * A node without one means a check returned early without a message,
+ * which must never let a broken program through. */
+static bool typed_expr(const kc_expr *e, kc_loc *where)
+{
+    if (!e)
+        return true;
+    if (!e->type || e->type->kind == KC_TY_ERROR) {
+        *where = e->loc;
+        return false;
+    }
+    if (!typed_expr(e->a, where) || !typed_expr(e->b, where) || !typed_expr(e->c, where))
+        return false;
+    for (int i = 0; i < e->args.len; i++)
+        if (!typed_expr(e->args.items[i], where))
+            return false;
+    return true;
+}
+
+static bool typed_stmt(const kc_stmt *s, kc_loc *where)
+{
+    if (!s)
+        return true;
+    if (!typed_expr(s->expr, where) || !typed_expr(s->step, where) || !typed_stmt(s->init, where) ||
+        !typed_stmt(s->then, where) || !typed_stmt(s->els, where))
+        return false;
+    if (s->kind == KC_S_CASE && !typed_expr(s->case_expr, where))
+        return false;
+    for (int i = 0; i < s->body.len; i++) {
+        if (s->kind == KC_S_DECL) {
+            const kc_sym *sym = s->body.items[i];
+            if (sym->storage != KC_STORE_SHARED && !typed_expr(sym->init, where))
+                return false;
+        } else if (!typed_stmt(s->body.items[i], where)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void kc_sema(kc_ctx *c, kc_program *p)
 {
     sema S = {0};
@@ -1838,4 +1902,10 @@ void kc_sema(kc_ctx *c, kc_program *p)
     kc_vec stack = {0};
     for (int i = 0; i < p->funcs.len; i++)
         visit_calls(&S, p->funcs.items[i], &state, &stack);
+    for (int i = 0; !c->diag.nerrors && i < p->funcs.len; i++) {
+        kc_loc where;
+        const kc_func *f = p->funcs.items[i];
+        if (f->body && !typed_stmt(f->body, &where))
+            kc_error_at(&c->diag, where, "internal error: kc could not check this expression; please report it");
+    }
 }

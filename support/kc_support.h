@@ -116,13 +116,24 @@ int kc_src_add(kc_src *s, const char *path, const char *text, size_t len, bool b
 
 typedef enum { KC_DIAG_ERROR, KC_DIAG_WARNING, KC_DIAG_NOTE } kc_diag_level;
 
+typedef struct kc_diag_entry {
+    kc_loc loc;
+    int seq;
+    kc_buf text; /* the message with its source line, notes and fixes */
+} kc_diag_entry;
+
 typedef struct kc_diag {
     const kc_src *src;
     FILE *out;          /* where messages go as they are reported; may be NULL */
     kc_buf text;        /* every message, also kept for tests and the API */
     int nerrors, nwarnings;
     int max_errors;     /* stop reporting after this many (0 = 100) */
-    bool color;
+    /* While deferring, messages wait here and kc_diag_flush prints them in
+     * source order: a file's errors read top to bottom, whichever pass
+     * found them. */
+    bool deferring;
+    kc_diag_entry *pending;
+    int npending, cap;
 } kc_diag;
 
 void kc_diag_init(kc_diag *d, const kc_src *src, FILE *out);
@@ -135,6 +146,8 @@ void kc_note_at(kc_diag *d, kc_loc loc, const char *fmt, ...) KC_PRINTF(3, 4);
 void kc_diag_fix(kc_diag *d, const char *fmt, ...) KC_PRINTF(2, 3);
 void kc_diag_report(kc_diag *d, kc_diag_level level, kc_loc loc, const char *fmt, va_list ap);
 bool kc_diag_too_many(const kc_diag *d);
+void kc_diag_defer(kc_diag *d);
+void kc_diag_flush(kc_diag *d);
 
 /* ---- sha256 ----------------------------------------------------------- */
 

@@ -1,0 +1,533 @@
+/*
+ * test_dsl.c — the front end: every refused construct with its located
+ * message, features that must be accepted (and compile through kir), the
+ * exact form of a diagnostic, recovery (all errors of a file), and the
+ * annotated corpus in tests/dsl/corpus/.
+ */
+#include "kc_test.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "kc_dsl.h"
+#include "kc_ir.h"
+
+#define K "KC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\n"
+
+/* Parses src; returns the diagnostics text (owned by the caller). */
+static char *diagnose(const char *src, bool *ok)
+{
+    kc_ctx c;
+    kc_ctx_init(&c, NULL);
+    kc_program *p = kc_dsl_parse_text(&c, "t.kc", src, strlen(src));
+    *ok = p != NULL;
+    for (int i = 0; p && i < p->funcs.len; i++) { /* every kernel through kir too */
+        const kc_func *f = p->funcs.items[i];
+        if (!f->is_kernel)
+            continue;
+        kc_ir_binding b = kc_ir_default_binding(&c.arena, p, f);
+        if (!kc_ir_compile(&c.arena, &c.diag, p, f, &b, NULL))
+            *ok = false;
+    }
+    char *text = kc_buf_take(&c.diag.text);
+    kc_ctx_free(&c);
+    return text;
+}
+
+/* ---- refused constructs ---------------------------------------------------- */
+
+typedef struct refusal {
+    const char *name, *src, *where, *message;
+} refusal;
+
+static const refusal refusals[] = {
+    {"pointer variable", K "void k(float *x) {\n  float *p = x;\n}", "t.kc:3:9:", "pointer variables are not in the language"},
+    {"pointer arithmetic", K "void k(float *x, float *y) {\n  y[0] = (x + 1)[0];\n}", "t.kc:3:13:", "pointer arithmetic"},
+    {"dereference", K "void k(float *x) {\n  *x = 1.0f;\n}", "t.kc:3:3:", "pointer dereference"},
+    {"direct recursion", "static int f(int n) { return n ? f(n - 1) : 0; }\n" K "void k(int *x) { x[0] = f(3); }",
+     "t.kc:1:12:", "recursion is not in the language"},
+    {"mutual recursion",
+     "static int g(int);\nstatic int f(int n) { return g(n); }\nstatic int g(int n) { return f(n); }\n" K
+     "void k(int *x) { x[0] = f(3); }",
+     "t.kc:", "recursion is not in the language"},
+    {"function pointer", "static void (*fp)(void);\n" K "void k(float *x) { }", "t.kc:1:13:", "function pointers"},
+    {"goto", K "void k(float *x) {\n  goto end;\n}", "t.kc:3:3:", "goto is not in the language"},
+    {"global variable", "int counter;\n" K "void k(float *x) { }", "t.kc:1:5:", "global variables are not in the language"},
+    {"varargs", K "void k(float *x, ...) { }", "t.kc:2:18:", "variadic functions"},
+    {"string", K "void k(float *x) { x[0] = \"s\"; }", "t.kc:2:27:", "string literals"},
+    {"char literal", K "void k(int *x) { x[0] = 'a'; }", "t.kc:2:25:", "character literals"},
+    {"struct", "struct P { int a; };\n" K "void k(float *x) { }", "t.kc:1:1:", "structs are not in the language"},
+    {"typedef", "typedef int T;\n" K "void k(float *x) { }", "t.kc:1:1:", "typedef"},
+    {"double", K "void k(float *x) { double d = 1.0; }", "t.kc:2:20:", "'double' is not in the language"},
+    {"function-like macro", "#define F(a) (a)\n" K "void k(float *x) { }", "t.kc:1:9:", "function-like macros"},
+    {"#if", "#if 1\n#endif\n" K "void k(float *x) { }", "t.kc:1:2:", "#if expressions are not supported"},
+    {"#line", "#line 10\n" K "void k(float *x) { }", "t.kc:1:2:", "#line is not supported"},
+    {"#pragma unroll", K "void k(float *x) {\n#pragma unroll\n  for (int i = 0; i < 4; i++) x[i] = 0.0f;\n}",
+     "t.kc:3:2:", "#pragma unroll is not supported"},
+    {"include <other>", "#include <stdio.h>\n" K "void k(float *x) { }", "t.kc:1:10:", "<stdio.h> is not available"},
+    {"missing include", "#include \"nowhere.kch\"\n" K "void k(float *x) { }", "t.kc:1:10:", "cannot open included file"},
+    {"unterminated #ifdef", "#ifdef X\n" K "void k(float *x) { }", "t.kc:1:2:", "no #endif"},
+    {"bad default", "KC_TUNE(W, 3, 1, 2)\n" K "void k(float *x) { x[0] = (float)W; }", "t.kc:1:12:",
+     "not one of its values"},
+    {"tune without values", "KC_TUNE(W, 3)\n" K "void k(float *x) { x[0] = (float)W; }", "t.kc:1:9:", "values to try"},
+    {"float to int", K "void k(float *x) {\n  int i = x[0];\n}", "t.kc:3:11:", "can lose information"},
+    {"float to half", K "void k(float *x) {\n  half h = x[0];\n}", "t.kc:3:12:", "can lose information"},
+    {"long to int", K "void k(int *x) { long l = 5; x[0] = l; }", "t.kc:2:37:", "can lose information"},
+    {"long parameter", K "void k(int *x, long l) { }", "t.kc:2:21:", "cannot be 'long'"},
+    {"write const buffer", K "void k(const float *x) {\n  x[0] = 1.0f;\n}", "t.kc:3:3:", "declared const"},
+    {"arg count", K "void k(float *x) { x[0] = sinf(1.0f, 2.0f); }", "t.kc:2:27:", "takes 1 argument"},
+    {"undeclared", K "void k(float *x) { x[0] = y; }", "t.kc:2:27:", "'y' is not declared"},
+    {"missing semicolon", K "void k(float *x) {\n  x[0] = 1.0f\n}", "t.kc:3:14:", "expected ';'"},
+    {"unclosed brace", K "void k(float *x) {\n  x[0] = 1.0f;\n", "t.kc:2:18:", "never closed"},
+    {"break outside", K "void k(float *x) { break; }", "t.kc:2:20:", "'break' outside"},
+    {"continue in switch only",
+     K "void k(int *x) { switch (x[0]) { case 1: continue; } }", "t.kc:2:42:", "'continue' outside a loop"},
+    {"duplicate case", K "void k(int *x) {\n  switch (x[0]) { case 1: break; case 1: break; }\n}", "t.kc:3:34:",
+     "duplicate case value 1"},
+    {"nested case", K "void k(int *x) {\n  switch (x[0]) { case 0: { case 1: break; } }\n}", "t.kc:3:29:",
+     "directly inside"},
+    {"shared extent not constant", K "void k(int n, float *x) { KC_SHARED float t[n]; }", "t.kc:2:45:",
+     "known when the kernel is compiled"},
+    {"shared in helper", "static void h(void) { KC_SHARED float t[4]; }\n" K "void k(float *x) { h(); }", "t.kc:1:39:",
+     "only be declared in a kernel"},
+    {"shared initialiser", K "void k(float *x) { KC_SHARED float t[2] = {1.0f, 2.0f}; }", "t.kc:2:43:",
+     "cannot have an initialiser"},
+    {"dimension", K "void k(int *x) { x[0] = kc_global_id(3); }", "t.kc:2:38:", "must be 0, 1 or 2"},
+    {"kernel returns value", K "int k(float *x) { return 1; }", "t.kc:2:5:", "must return void"},
+    {"component", K "void k(float *x) {\n  float4 v;\n  v.q = 1.0f;\n}", "t.kc:4:3:", "no component 'q'"},
+    {"defined twice", K "void k(float *x) { }\n" K "void k(float *y) { }", "t.kc:4:6:", "defined twice"},
+    {"calling a kernel", K "void a(float *x) { }\n" K "void b(float *x) { a(x); }", "t.kc:4:20:",
+     "kernels cannot be called"},
+    {"no workgroup", "KC_KERNEL KC_GRID(1, 1, 1) void k(float *x) { }", "t.kc:1:33:", "needs KC_WORKGROUP"},
+    {"no grid", "KC_KERNEL KC_WORKGROUP(1, 1, 1) void k(float *x) { }", "t.kc:1:38:", "needs KC_GRID"},
+    {"grid uses a float", "KC_KERNEL KC_WORKGROUP(1, 1, 1) KC_GRID(kc_cdiv(n, 2), 1, 1) void k(int m, float n) { }",
+     "t.kc:1:41:", "kc_cdiv needs two integers"},
+    {"workgroup too big", "KC_KERNEL KC_WORKGROUP(2048, 1, 1) KC_GRID(1, 1, 1) void k(float *x) { }", "t.kc:1:24:",
+     "between 1 and 1024"},
+    {"atomic on private", K "void k(int *x) { int a[2]; kc_atomic_add(&a[0], 1); }", "t.kc:2:42:",
+     "buffer or of KC_SHARED"},
+    {"atomic min on float", K "void k(float *x) { kc_atomic_min(&x[0], 1.0f); }", "t.kc:2:34:", "int and uint"},
+    {"address elsewhere", K "void k(int *x) { int a = 1; x[0] = &a; }", "t.kc:2:36:", "'&' is only allowed"},
+    {"shadowing a tunable", "KC_TUNE(N, 2, 2, 4)\n" K "void k(float *x) { int N = 1; }", "t.kc:3:24:",
+     "shadows the tunable"},
+    {"vector compare", K "void k(float4 *x) { bool b = x[0] < x[1]; }", "t.kc:2:35:", "cannot compare vectors"},
+    {"float modulo", K "void k(float *x) { x[0] = x[1] % 2.0f; }", "t.kc:2:32:", "needs integers"},
+    {"missing return", "static int f(int a) { if (a) return 1; }\n" K "void k(int *x) { x[0] = f(1); }",
+     "t.kc:1:12:", "without returning a value"},
+    {"helper writes const", "static void w(float *p) { p[0] = 1.0f; }\n" K "void k(const float *x) { w(x); }",
+     "t.kc:3:28:", "this array is read-only"},
+    {"index out of bounds", K "void k(float *x) { float a[4]; a[4] = 1.0f; }", "t.kc:2:34:", "out of bounds"},
+    {"unroll runtime bound", K "void k(int n, float *x) {\n  KC_UNROLL for (int i = 0; i < n; i++) x[i] = 0.0f;\n}",
+     "t.kc:3:13:", "not a compile-time constant"},
+    {"require always false", "KC_REQUIRE(1 > 2)\n" K "void k(float *x) { }", "t.kc:1:1:", "always false"},
+    {"sizeof", K "void k(float *x) { int s = sizeof(float); }", "t.kc:2:28:", "sizeof is not in the language"},
+    {"label", K "void k(float *x) {\n  end: x[0] = 1.0f;\n}", "t.kc:3:3:", "labels are not in the language"},
+    {"stray byte", K "void k(float *x) { x[0] = 1.0f; @ }", "t.kc:2:33:", "stray '@'"},
+    {"NUL byte", K "void k(float *x) { x[0] = 1.0f; \x01 }", "t.kc:2:33:", "stray byte 0x01"},
+    {"unterminated comment", K "void k(float *x) { } /* open", "t.kc:2:22:", "unterminated comment"},
+    {"static local", K "void k(float *x) { static float s = 1.0f; }", "t.kc:2:20:", "static local variables"},
+};
+
+static void refused_constructs(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (size_t i = 0; i < KC_COUNT(refusals); i++) {
+        const refusal *r = &refusals[i];
+        bool ok;
+        char *text = diagnose(r->src, &ok);
+        char want[256];
+        snprintf(want, sizeof(want), "%s", r->where);
+        const char *at = strstr(text, want);
+        const char *eol = at ? strchr(at, '\n') : NULL;
+        bool found = at && strstr(at, r->message) && (!eol || strstr(at, r->message) < eol);
+        if (ok || !found) {
+            fprintf(stderr, "refusal '%s': expected \"%s ... %s\", got%s:\n%s\n", r->name, r->where, r->message,
+                    ok ? " success" : "", text);
+            bad++;
+        }
+        free(text);
+    }
+    assert_int_equal(0, bad);
+}
+
+/* ---- accepted features ------------------------------------------------------ */
+
+static const char *const features[] = {
+    /* every type, vector members and constructors */
+    K "void k(int n, float f, half h, uint u, bool b, float4 *v4, half2 *h2, int4 *i4, uint2 *u2, float2 *f2,\n"
+      "       half4 *h4, int2 *i2, uint4 *u4) {\n"
+      "  long L = (long)n * 3; ulong UL = (ulong)u;\n"
+      "  float4 v = kc_float4(f, 1.0f, 2.0f, 3.0f); v.w = v.x + v.y;\n"
+      "  v4[0] = v * 2.0f + v4[1]; h2[0] = kc_half2(h, (half)1.0f);\n"
+      "  i4[0] = kc_int4(n, 2, 3, 4) + i4[1]; u2[0] = kc_uint2(u, 1u);\n"
+      "  f2[0] = kc_float2(f); h4[0].z = h * h; i2[0].y = (int)(L + (long)UL);\n"
+      "  u4[0] = kc_uint4(1u, 2u, 3u, b ? 4u : 5u);\n"
+      "}",
+    /* extents over parameters, multi-dimensional buffers */
+    "KC_KERNEL KC_WORKGROUP(8, 8, 1) KC_GRID(kc_cdiv(cout, 8), kc_cdiv(t, 8), 1)\n"
+    "void conv(int cout, int cin, int k, int t, const float w[cout][cin * k], const float x[cin][t + k - 1],\n"
+    "          float y[cout][t]) {\n"
+    "  int o = kc_global_id(0), i = kc_global_id(1);\n"
+    "  if (o >= cout || i >= t) return;\n"
+    "  float acc = 0.0f;\n"
+    "  for (int c = 0; c < cin; c++)\n"
+    "    for (int j = 0; j < k; j++) acc += w[o][c * k + j] * x[c][i + j];\n"
+    "  y[o][i] = acc;\n"
+    "}",
+    /* tunables in extents, loops, workgroup and grid; shared 2-D tiles; barriers */
+    "KC_TUNE(BM, 16, 8, 16)\nKC_TUNE(TM, 2, 1, 2, 4)\nKC_REQUIRE(BM * TM <= 64)\n"
+    "KC_KERNEL KC_WORKGROUP(BM, 1, 1) KC_GRID(kc_cdiv(n, BM * TM), 1, 1)\n"
+    "void tiles(int n, const float *x, float *y) {\n"
+    "  KC_SHARED float tile[BM][BM + 1];\n"
+    "  float acc[TM] = {0};\n"
+    "  int l = kc_local_id(0);\n"
+    "  KC_UNROLL for (int t = 0; t < TM; t++) {\n"
+    "    int i = (kc_group_id(0) * TM + t) * BM + l;\n"
+    "    tile[l][t] = i < n ? x[i] : 0.0f;\n"
+    "    kc_barrier();\n"
+    "    acc[t] = tile[(l + 1) % BM][t];\n"
+    "    kc_barrier();\n"
+    "  }\n"
+    "  KC_UNROLL for (int t = 0; t < TM; t++) { int i = (kc_group_id(0) * TM + t) * BM + l; if (i < n) y[i] = acc[t]; }\n"
+    "}",
+    /* every statement form */
+    K "void stmts(int n, int *x) {\n"
+      "  int s = 0, i = 0;\n"
+      "  while (i < n) { if (x[i] < 0) { i++; continue; } s += x[i++]; if (s > 1000) break; }\n"
+      "  do { s--; } while (s > 100);\n"
+      "  for (;;) { if (s-- < 0) break; }\n"
+      "  switch (s & 3) { case 0: s = 1; case 1: s += 2; break; case 2: { s = 7; break; } default: s = 0; }\n"
+      "  s <<= 1; s >>= 1; s |= 4; s &= ~1; s ^= 3; s %= 5; s *= 2; s /= 3; s -= 1;\n"
+      "  x[0] = s > 2 ? s : -s;\n"
+      "  if (n == 0) return;\n"
+      "  x[1] = n != 0 && x[2] > 0 || !(n < 3);\n"
+      "}",
+    /* helpers with array parameters, calling each other, early returns */
+    "static float dot(const float *a, const float b[], int n) {\n"
+    "  float s = 0.0f; for (int i = 0; i < n; i++) s = fmaf(a[i], b[i], s); return s; }\n"
+    "static void scale(float row[4], float f) { for (int i = 0; i < 4; i++) row[i] *= f; }\n"
+    "static int sign(float v) { if (v > 0.0f) return 1; if (v < 0.0f) return -1; return 0; }\n"
+    "KC_KERNEL KC_WORKGROUP(4, 1, 1) KC_GRID(1, 1, 1)\n"
+    "void helpers(const float *x, float *y, int *z) {\n"
+    "  KC_SHARED float t[4][4];\n"
+    "  float p[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};\n"
+    "  int l = kc_local_id(0);\n"
+    "  t[l][0] = x[l]; kc_barrier();\n"
+    "  scale(t[l], 2.0f); scale(p[1], 0.5f);\n"
+    "  y[l] = dot(x, p[1], 4) + dot(t[l], y, 1);\n"
+    "  z[l] = sign(y[l]);\n"
+    "}",
+    /* every built-in */
+    K "void builtins(float *f, int *i, uint *u, half *h) {\n"
+      "  int g = kc_global_id(0) + kc_local_id(1) + kc_group_id(2) + kc_group_size(0) + kc_num_groups(1);\n"
+      "  g += kc_subgroup_size() + kc_subgroup_id() + kc_subgroup_local_id();\n"
+      "  float a = f[g];\n"
+      "  f[0] = sqrtf(a) + rsqrtf(a) + expf(a) + exp2f(a) + logf(a) + log2f(a) + powf(a, 2.0f);\n"
+      "  f[1] = sinf(a) + cosf(a) + tanf(a) + tanhf(a) + erff(a) + fabsf(a) + floorf(a) + ceilf(a);\n"
+      "  f[2] = roundf(a) + fminf(a, 1.0f) + fmaxf(a, 2.0f) + fmaf(a, a, a) + copysignf(a, -1.0f);\n"
+      "  f[3] = min(a, 3.0f) + max(a, 4.0f) + clamp(a, 0.0f, 1.0f) + (float)kc_cdiv(g, 4);\n"
+      "  f[4] = kc_fast_sqrtf(a) + kc_fast_rsqrtf(a) + kc_fast_expf(a) + kc_fast_exp2f(a) + kc_fast_logf(a);\n"
+      "  f[5] = kc_fast_log2f(a) + kc_fast_powf(a, a) + kc_fast_sinf(a) + kc_fast_cosf(a) + kc_fast_tanf(a);\n"
+      "  f[6] = kc_fast_tanhf(a) + kc_fast_divf(a, 3.0f) + kc_as_float(kc_as_uint(a)) + (float)kc_as_int(a);\n"
+      "  f[7] = kc_subgroup_add(a) + kc_subgroup_min(a) + kc_subgroup_max(a);\n"
+      "  f[8] = kc_subgroup_shuffle(a, 1) + kc_subgroup_broadcast(a, 0);\n"
+      "  i[0] = kc_atomic_add(&i[1], 1) + kc_atomic_min(&i[2], g) + kc_atomic_max(&i[3], g);\n"
+      "  i[4] = kc_atomic_xchg(&i[5], 7) + kc_atomic_cas(&i[6], 0, 1) + min(g, 3) + max(g, 1) + clamp(g, 0, 9);\n"
+      "  u[0] = kc_atomic_add(&u[1], 2u) + kc_mul_hi(u[2], u[3]);\n"
+      "  kc_atomic_add(&f[9], 1.5f);\n"
+      "  h[0] = (half)sinf((float)h[1]) + h[2] * (half)2;\n"
+      "  kc_barrier();\n"
+      "}",
+    /* preprocessor: defines, conditionals, include guards */
+    "#include <kc.h>\n#define N 4\n#define SCALE (2.0f * 0.5f)\n#ifndef N\n#error no N\n#else\n#define HAVE_N\n#endif\n"
+    "#ifdef HAVE_N\n" K "void pp(float y[N]) { y[N - 1] = SCALE; }\n#endif\n#undef N\n#ifdef N\n#error N still defined\n#endif\n",
+    /* conversions the design allows without a cast */
+    K "void conv(float *f, int *i, uint *u, half *h, long *l) {\n"
+      "  f[0] = i[0]; f[1] = u[0]; f[2] = h[0]; l[0] = i[0]; u[1] = i[1]; i[2] = u[2];\n"
+      "  h[1] = 1.0f; h[2] = h[3] * 2; f[3] = 1; i[3] = true; f[4] = f[5] * 0.5f;\n"
+      "}",
+    /* file-scope constants */
+    "static const float TAPS[5] = {0.1f, 0.2f, 0.4f, 0.2f, 0.1f};\nconst int R = 2;\n"
+    "KC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
+    "void fir(int n, const float x[n + 4], float y[n]) {\n"
+    "  int i = kc_global_id(0); if (i >= n) return;\n"
+    "  float s = 0.0f; KC_UNROLL for (int k = -R; k <= R; k++) s += TAPS[k + R] * x[i + k + R];\n"
+    "  y[i] = s;\n"
+    "}",
+    /* KC_MAY_ALIAS and prototypes */
+    "static float twice(float);\n"
+    "KC_KERNEL KC_MAY_ALIAS KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
+    "void inplace(int n, float *a, float *b) { int i = kc_global_id(0); if (i < n) a[i] = twice(b[i]); }\n"
+    "static float twice(float v) { return v + v; }\n",
+    /* 64-bit integers and unsigned spellings */
+    K "void wide(long *a, ulong *b, unsigned int *c, unsigned long *d) {\n"
+      "  a[0] = a[1] * 3000000000l; b[0] = 0xffffffffffull; c[0] = 0xffffffffu; d[0] = b[1] >> 3;\n"
+      "}",
+};
+
+static void accepted_features(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (size_t i = 0; i < KC_COUNT(features); i++) {
+        bool ok;
+        char *text = diagnose(features[i], &ok);
+        if (!ok || strstr(text, "warning")) {
+            fprintf(stderr, "feature program %zu was not accepted cleanly:\n%s\n--- source\n%s\n", i, text,
+                    features[i]);
+            bad++;
+        }
+        free(text);
+    }
+    assert_int_equal(0, bad);
+}
+
+/* ---- diagnostics ---------------------------------------------------------------- */
+
+static void diagnostic_format(void **state)
+{
+    (void)state;
+    bool ok;
+    char *text = diagnose(K "void k(float *x) {\n\tint i = x[0];\n}", &ok);
+    assert_false(ok);
+    assert_string_equal("t.kc:3:10: error: converting 'float' to 'int' in the initialisation of 'i' can lose information\n"
+                        "    3 | \tint i = x[0];\n"
+                        "      | \t        ^\n"
+                        "  fix: write the conversion out: (int)(…)\n",
+                        text);
+    free(text);
+}
+
+static void reports_every_error(void **state)
+{
+    (void)state;
+    bool ok;
+    char *text = diagnose(K "void k(float *x) {\n"
+                            "  int a = x[0];\n"     /* 3: lossy */
+                            "  x[1] = b;\n"         /* 4: undeclared */
+                            "  goto out;\n"         /* 5: goto */
+                            "  x[2] = 1.0f\n"       /* 6: missing ; (reported at the end of line 6) */
+                            "  x[3] = sinf();\n"    /* 7: arity */
+                            "}\n"
+                            "int g;\n",             /* 9: global */
+                          &ok);
+    assert_false(ok);
+    const char *want[] = {"t.kc:3:", "t.kc:4:", "t.kc:5:", "t.kc:6:", "t.kc:7:", "t.kc:9:"};
+    for (size_t i = 0; i < KC_COUNT(want); i++)
+        ASSERT_CONTAINS(text, want[i]);
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, ": error: ")); p++)
+        n++;
+    assert_int_equal(6, n);
+    free(text);
+}
+
+static void limits_do_not_crash(void **state)
+{
+    (void)state;
+    /* deep nesting of every kind is an error, never a stack overflow */
+    const char *open[] = {"(", "{", "-", "a=", "if (1) ", "c ? 1 : "};
+    const char *close[] = {")", "}", "", "", "", ""};
+    for (size_t k = 0; k < KC_COUNT(open); k++) {
+        kc_buf b = {0};
+        kc_buf_puts(&b, K "void k(float *y) { int a, c; y[0] = (float)(");
+        if (k == 1 || k == 4)
+            kc_buf_puts(&b, "0); ");
+        for (int i = 0; i < 20000; i++)
+            kc_buf_puts(&b, open[k]);
+        kc_buf_puts(&b, "1");
+        for (int i = 0; i < 20000; i++)
+            kc_buf_puts(&b, close[k]);
+        kc_buf_puts(&b, k == 1 || k == 4 ? "; }" : "); }");
+        bool ok;
+        char *text = diagnose(b.data, &ok);
+        assert_false(ok);
+        ASSERT_CONTAINS(text, "deeper than");
+        free(text);
+        kc_buf_free(&b);
+    }
+}
+
+/* ---- the corpus ----------------------------------------------------------------- */
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static bool icontains(const char *hay, const char *needle, size_t hay_len)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= hay_len; i++) {
+        size_t k = 0;
+        while (k < n && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (k == n)
+            return true;
+    }
+    return false;
+}
+
+/* Checks one bad file: each "expect-error: S" line has an error there
+ * mentioning S, and no other line has an error. */
+static int check_bad_file(const char *path)
+{
+    kc_ctx c;
+    kc_ctx_init(&c, NULL);
+    kc_program *p = kc_dsl_parse(&c, path);
+    bool compile_phase = false;
+    for (int i = 0; p && i < p->funcs.len; i++) {
+        const kc_func *f = p->funcs.items[i];
+        if (f->is_kernel) {
+            kc_ir_binding b = kc_ir_default_binding(&c.arena, p, f);
+            kc_ir_compile(&c.arena, &c.diag, p, f, &b, NULL);
+            compile_phase = true;
+        }
+    }
+    (void)compile_phase;
+    const char *diag = c.diag.text.data ? c.diag.text.data : "";
+    size_t len;
+    char *src = kc_read_file(path, &len);
+    int failures = 0, line = 1, expected = 0;
+    char key[4096];
+    for (char *s = src; s && *s; line++) {
+        char *eol = strchr(s, '\n');
+        size_t n = eol ? (size_t)(eol - s) : strlen(s);
+        const char *tags[] = {"expect-error:", "expect-compile-error:"};
+        for (int t = 0; t < 2; t++) {
+            char *m = memmem(s, n, tags[t], strlen(tags[t]));
+            if (!m)
+                continue;
+            expected++;
+            char want[256];
+            const char *w = m + strlen(tags[t]);
+            while (*w == ' ')
+                w++;
+            size_t wl = 0;
+            while (w + wl < s + n && w[wl] != '*' && wl + 1 < sizeof(want))
+                wl++;
+            while (wl && (w[wl - 1] == ' ' || w[wl - 1] == '/'))
+                wl--;
+            snprintf(want, sizeof(want), "%.*s", (int)wl, w);
+            snprintf(key, sizeof(key), "%s:%d:", path, line);
+            bool found = false;
+            for (const char *at = strstr(diag, key); at && !found; at = strstr(at + 1, key)) {
+                const char *end = strchr(at, '\n');
+                found = icontains(at, want, end ? (size_t)(end - at) : strlen(at));
+            }
+            if (!found) {
+                fprintf(stderr, "%s:%d: expected an error mentioning '%s'\n", path, line, want);
+                failures++;
+            }
+        }
+        s = eol ? eol + 1 : NULL;
+    }
+    if (!expected) {
+        fprintf(stderr, "%s: has no expect-error annotation\n", path);
+        failures++;
+    }
+    if (p && !c.diag.nerrors) {
+        fprintf(stderr, "%s: accepted, but should be refused\n", path);
+        failures++;
+    }
+    if (failures)
+        fprintf(stderr, "--- kc said:\n%s\n", diag);
+    free(src);
+    kc_ctx_free(&c);
+    return failures;
+}
+
+static int check_ok_file(const char *path)
+{
+    kc_ctx c;
+    kc_ctx_init(&c, stderr);
+    kc_program *p = kc_dsl_parse(&c, path);
+    int bad = p ? 0 : 1;
+    for (int i = 0; p && i < p->funcs.len; i++) {
+        const kc_func *f = p->funcs.items[i];
+        if (!f->is_kernel)
+            continue;
+        kc_ir_binding b = kc_ir_default_binding(&c.arena, p, f);
+        if (!kc_ir_compile(&c.arena, &c.diag, p, f, &b, NULL))
+            bad++;
+    }
+    if (bad)
+        fprintf(stderr, "%s: should be accepted\n", path);
+    kc_ctx_free(&c);
+    return bad;
+}
+
+static int each_kc(const char *dir, int (*fn)(const char *), int *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int bad = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!has_suffix(e->d_name, ".kc"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        bad += fn(path);
+        (*count)++;
+    }
+    closedir(d);
+    return bad;
+}
+
+static void corpus(void **state)
+{
+    (void)state;
+    int n = 0, bad = 0;
+    bad += each_kc(KC_SRC("tests/dsl/corpus/ok"), check_ok_file, &n);
+    bad += each_kc(KC_SRC("kernels"), check_ok_file, &n);
+    bad += each_kc(KC_SRC("tests/dsl/corpus/bad"), check_bad_file, &n);
+    if (!n)
+        skip();
+    assert_int_equal(0, bad);
+}
+
+/* Kernel files read as plain C to clang with <kc.h> (editors, clangd). */
+static int clang_accepts(const char *path)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "clang-19 -fsyntax-only -x c -std=c11 -I %s %s 2>&1", KC_SRC("dsl/include"), path);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 1;
+    char out[4096];
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (status != 0)
+        fprintf(stderr, "clang rejects %s:\n%s\n", path, out);
+    return status != 0;
+}
+
+static void clang_reads_kernels_as_c(void **state)
+{
+    (void)state;
+    if (system("command -v clang-19 >/dev/null 2>&1") != 0)
+        skip();
+    int n = 0, bad = 0;
+    bad += each_kc(KC_SRC("tests/dsl/corpus/ok"), clang_accepts, &n);
+    bad += each_kc(KC_SRC("kernels"), clang_accepts, &n);
+    bad += each_kc(KC_SRC("tests/ir/golden"), clang_accepts, &n);
+    assert_true(n > 0);
+    assert_int_equal(0, bad);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(refused_constructs),  cmocka_unit_test(accepted_features),
+        cmocka_unit_test(diagnostic_format),   cmocka_unit_test(reports_every_error),
+        cmocka_unit_test(limits_do_not_crash), cmocka_unit_test(corpus),
+        cmocka_unit_test(clang_reads_kernels_as_c),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
