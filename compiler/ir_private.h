@@ -29,16 +29,6 @@ kc_ir_var *kc_ir_clone_var(kc_ir_clone *cl, kc_ir_var *v);
 void kc_ir_clone_map_ref(kc_ir_clone *cl, kc_ir_var *ref, kc_ir_root root, kc_ir_expr *offset);
 kc_ir_stmt *kc_ir_clone_stmt(kc_ir_clone *cl, const kc_ir_stmt *s);
 
-/* Calls fn on every statement of a block, depth first, before its
- * children. */
-void kc_ir_walk(kc_ir_block *b, void (*fn)(void *user, kc_ir_stmt *s), void *user);
-/* Does the statement (or anything in it) satisfy pred? */
-bool kc_ir_any_stmt(const kc_ir_block *b, bool (*pred)(const kc_ir_stmt *s));
-/* Counts statements, for size limits on unrolling and inlining. */
-long kc_ir_count_stmts(const kc_ir_block *b);
-/* Rewrites every expression in a statement tree. */
-typedef kc_ir_expr *(*kc_ir_expr_fn)(void *user, kc_ir_expr *e);
-void kc_ir_map_exprs(kc_ir_block *b, kc_ir_expr_fn fn, void *user);
 /* Does the expression read memory or do anything that may not be
  * evaluated speculatively (loads, integer division, subgroup ops)? */
 bool kc_ir_expr_may_fault(const kc_ir_expr *e);

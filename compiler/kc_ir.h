@@ -213,6 +213,18 @@ typedef struct kc_ir_clone kc_ir_clone;
 kc_ir_expr *kc_ir_clone_expr(kc_ir_clone *cl, const kc_ir_expr *e);
 void kc_ir_clone_block(kc_ir_clone *cl, kc_ir_block *dst, const kc_ir_block *src);
 
+/* ---- walking ------------------------------------------------------------- */
+
+/* Calls fn on every statement of a block, depth first, before its
+ * children. */
+void kc_ir_walk(kc_ir_block *b, void (*fn)(void *user, kc_ir_stmt *s), void *user);
+/* Does the statement (or anything in it) satisfy pred? */
+bool kc_ir_any_stmt(const kc_ir_block *b, bool (*pred)(const kc_ir_stmt *s));
+/* Counts statements, for size limits on unrolling and inlining. */
+long kc_ir_count_stmts(const kc_ir_block *b);
+/* Rewrites every expression in a statement tree. */
+typedef kc_ir_expr *(*kc_ir_expr_fn)(void *user, kc_ir_expr *e);
+void kc_ir_map_exprs(kc_ir_block *b, kc_ir_expr_fn fn, void *user);
 /* ---- the pipeline ---------------------------------------------------------- */
 
 /* Lowers one kernel of a checked program, with its helpers. NULL on error

@@ -185,3 +185,139 @@ void kc_iexpr_each_name(const kc_iexpr *e, void (*fn)(void *user, const char *na
     kc_iexpr_each_name(e->b, fn, user);
     kc_iexpr_each_name(e->c, fn, user);
 }
+
+/* ---- infix text ---------------------------------------------------------------- */
+
+typedef struct infix_parser {
+    kc_arena *a;
+    const char *p;
+    char *err;
+    size_t errlen;
+    int depth;
+    bool failed;
+} infix_parser;
+
+static kc_iexpr *ip_expr(infix_parser *P, int min_prec);
+
+static void ip_fail(infix_parser *P, const char *what)
+{
+    if (!P->failed && P->err && P->errlen)
+        snprintf(P->err, P->errlen, "%s at '%.20s'", what, *P->p ? P->p : "end");
+    P->failed = true;
+}
+
+static void ip_space(infix_parser *P)
+{
+    while (*P->p == ' ' || *P->p == '\t')
+        P->p++;
+}
+
+static bool ip_accept(infix_parser *P, const char *s)
+{
+    ip_space(P);
+    size_t n = strlen(s);
+    if (strncmp(P->p, s, n) != 0)
+        return false;
+    P->p += n;
+    return true;
+}
+
+/* primary = integer | name | name "(" expr "," expr ")" | "(" expr ")" | unary primary */
+static kc_iexpr *ip_primary(infix_parser *P)
+{
+    ip_space(P);
+    if (++P->depth > 200) {
+        ip_fail(P, "expression nested too deeply");
+        return NULL;
+    }
+    kc_iexpr *r = NULL;
+    const char *s = P->p;
+    if (ip_accept(P, "(")) {
+        r = ip_expr(P, 1);
+        if (!ip_accept(P, ")"))
+            ip_fail(P, "expected ')'");
+    } else if (*s == '-' || *s == '!' || *s == '~' || *s == '+') {
+        P->p++;
+        kc_iexpr *x = ip_primary(P);
+        r = *s == '+' ? x : kc_iexpr_make(P->a, *s == '-' ? KC_IX_NEG : *s == '!' ? KC_IX_NOT : KC_IX_BNOT, x, NULL, NULL);
+    } else if (*s >= '0' && *s <= '9') {
+        char *end;
+        long long v = strtoll(s, &end, 0);
+        P->p = end;
+        r = kc_iexpr_const(P->a, v);
+    } else if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_') {
+        while ((*P->p >= 'a' && *P->p <= 'z') || (*P->p >= 'A' && *P->p <= 'Z') || *P->p == '_' ||
+               (*P->p >= '0' && *P->p <= '9'))
+            P->p++;
+        size_t n = (size_t)(P->p - s);
+        if (ip_accept(P, "(")) {
+            kc_iexpr_op op = n == 3 && !strncmp(s, "min", 3)       ? KC_IX_MIN
+                             : n == 3 && !strncmp(s, "max", 3)     ? KC_IX_MAX
+                             : n == 7 && !strncmp(s, "kc_cdiv", 7) ? KC_IX_CDIV
+                                                                   : KC_IX_NOPS;
+            if (op == KC_IX_NOPS)
+                ip_fail(P, "unknown function");
+            kc_iexpr *x = ip_expr(P, 1);
+            if (!ip_accept(P, ","))
+                ip_fail(P, "expected ','");
+            kc_iexpr *y = ip_expr(P, 1);
+            if (!ip_accept(P, ")"))
+                ip_fail(P, "expected ')'");
+            r = kc_iexpr_make(P->a, op, x, y, NULL);
+        } else {
+            r = kc_iexpr_name(P->a, kc_arena_strndup(P->a, s, n));
+        }
+    } else {
+        ip_fail(P, "expected a number or a name");
+    }
+    P->depth--;
+    return r;
+}
+
+static const struct {
+    const char *s;
+    kc_iexpr_op op;
+    int prec;
+} infix_ops[] = {
+    {"||", KC_IX_LOR, 2}, {"&&", KC_IX_LAND, 3}, {"==", KC_IX_EQ, 7}, {"!=", KC_IX_NE, 7},
+    {"<=", KC_IX_LE, 8},  {">=", KC_IX_GE, 8},   {"<<", KC_IX_SHL, 9}, {">>", KC_IX_SHR, 9},
+    {"|", KC_IX_OR, 4},   {"^", KC_IX_XOR, 5},   {"&", KC_IX_AND, 6},  {"<", KC_IX_LT, 8},
+    {">", KC_IX_GT, 8},   {"+", KC_IX_ADD, 10},  {"-", KC_IX_SUB, 10}, {"*", KC_IX_MUL, 11},
+    {"/", KC_IX_DIV, 11}, {"%", KC_IX_MOD, 11},
+};
+
+/* Precedence climbing over C's binary operators, then ?: at the lowest. */
+static kc_iexpr *ip_expr(infix_parser *P, int min_prec)
+{
+    kc_iexpr *lhs = ip_primary(P);
+    for (;;) {
+        ip_space(P);
+        int k = -1; /* the longest operator here (two-character ones are listed first) */
+        for (size_t i = 0; i < KC_COUNT(infix_ops) && k < 0; i++)
+            if (strncmp(P->p, infix_ops[i].s, strlen(infix_ops[i].s)) == 0)
+                k = (int)i;
+        if (k < 0 || infix_ops[k].prec < min_prec || P->failed)
+            break;
+        P->p += strlen(infix_ops[k].s);
+        kc_iexpr *rhs = ip_expr(P, infix_ops[k].prec + 1);
+        lhs = kc_iexpr_make(P->a, infix_ops[k].op, lhs, rhs, NULL);
+    }
+    if (min_prec <= 1 && ip_accept(P, "?")) {
+        kc_iexpr *b = ip_expr(P, 1);
+        if (!ip_accept(P, ":"))
+            ip_fail(P, "expected ':'");
+        kc_iexpr *c = ip_expr(P, 1);
+        lhs = kc_iexpr_make(P->a, KC_IX_SELECT, lhs, b, c);
+    }
+    return lhs;
+}
+
+kc_iexpr *kc_iexpr_parse_infix(kc_arena *a, const char *text, char *err, size_t errlen)
+{
+    infix_parser P = {a, text, err, errlen, 0, false};
+    kc_iexpr *e = ip_expr(&P, 1);
+    ip_space(&P);
+    if (*P.p)
+        ip_fail(&P, "unexpected text");
+    return P.failed ? NULL : e;
+}

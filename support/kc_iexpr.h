@@ -86,6 +86,10 @@ void kc_iexpr_write_postfix(kc_buf *b, const kc_iexpr *e);
 void kc_iexpr_write_infix(kc_buf *b, const kc_iexpr *e);
 /* Parses the postfix form back into a tree; NULL and err on bad text. */
 kc_iexpr *kc_iexpr_parse_postfix(kc_arena *a, const char *text, char *err, size_t errlen);
+/* Parses C-like infix text ("4 * n * m + kc_cdiv(n, 2)") into a tree:
+ * integers, names, + - * / % << >> & | ^ comparisons && || ! ~ ?: and the
+ * calls min, max, kc_cdiv. NULL and a message in err on bad text. */
+kc_iexpr *kc_iexpr_parse_infix(kc_arena *a, const char *text, char *err, size_t errlen);
 /* Calls fn for every name the expression mentions. */
 void kc_iexpr_each_name(const kc_iexpr *e, void (*fn)(void *user, const char *name), void *user);
 

@@ -3,9 +3,11 @@
  */
 #include "kc_dsl.h"
 #include "kc_ir.h"
+#include "kc_spirv.h"
 #include "kc_tools.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct emit_opts {
@@ -36,8 +38,10 @@ static int parse(int argc, char **argv, emit_opts *o)
     }
     if (!o->file)
         return kc_usage_error("emit", "no file given");
-    if (strcmp(o->what, "kir") != 0)
-        return kc_usage_error("emit", "cannot emit '%s' (kc knows: kir)", o->what);
+    if (strcmp(o->what, "kir") != 0 && strcmp(o->what, "spvasm") != 0 && strcmp(o->what, "spv") != 0)
+        return kc_usage_error("emit", "cannot emit '%s' (kc knows: kir, spvasm, spv)", o->what);
+    if (strcmp(o->what, "kir") != 0 && o->after)
+        return kc_usage_error("emit", "--after applies to --emit kir");
     if (o->after) {
         bool known = false;
         for (int i = 0; kc_ir_pass_names[i]; i++)
@@ -63,8 +67,29 @@ static int emit_kernel(kc_ctx *c, const kc_program *p, const kc_func *k, const e
     kc_ir_module *m = kc_ir_compile(&c->arena, &c->diag, p, k, &b, o->after);
     if (!m)
         return KC_EXIT_ERROR;
-    kc_ir_print(out, m);
-    return KC_EXIT_OK;
+    if (strcmp(o->what, "kir") == 0) {
+        kc_ir_print(out, m);
+        return KC_EXIT_OK;
+    }
+    kc_spv_options opts;
+    kc_spv_default_options(&opts);
+    kc_spv_module spv;
+    if (!kc_spv_emit(m, &opts, &spv, &c->diag))
+        return KC_EXIT_ERROR;
+    int status = KC_EXIT_OK;
+    if (strcmp(o->what, "spv") == 0) {
+        kc_buf_append(out, spv.words, spv.nwords * 4);
+    } else {
+        char err[256];
+        char *text = kc_spv_disassemble(spv.words, spv.nwords, err, sizeof(err));
+        if (text)
+            kc_buf_puts(out, text);
+        else
+            fprintf(stderr, "kc emit: %s\n", err), status = KC_EXIT_ERROR;
+        free(text);
+    }
+    kc_spv_module_free(&spv);
+    return status;
 }
 
 int kc_cmd_emit(int argc, char **argv)

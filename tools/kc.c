@@ -8,6 +8,16 @@
 #include <string.h>
 
 const kc_command kc_commands[] = {
+    {"build", kc_cmd_build, "compile kernels into a bundle",
+     "usage: kc build DIR|FILE... [-t TARGET]... [-o OUT.kcb] [--all-variants] [--quiet]\n"
+     "\n"
+     "Compiles every kernel of the given files, or of the .kc files in each\n"
+     "directory (with the directory's kc.yaml), into one bundle file.\n"
+     "  -t TARGET        a target to build for; give it again for more (default: spirv)\n"
+     "  -o OUT.kcb       the bundle to write (default: PACKAGE.kcb)\n"
+     "  --all-variants   every variant of each kernel, not just the default\n"
+     "  --quiet          no progress or summary\n"
+     "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
     {"check", kc_cmd_check, "check kernel files with the front end",
      "usage: kc check FILE...\n"
      "\n"
@@ -15,11 +25,13 @@ const kc_command kc_commands[] = {
      "file:line:col, the line and a caret. Prints one line per good file.\n"
      "Exit status: 0 when every file is good, 1 otherwise.\n"},
     {"emit", kc_cmd_emit, "print a kernel's IR",
-     "usage: kc emit FILE [--emit kir] [--kernel K] [--variant WG=64,TM=4] [--after PASS] [-o OUT]\n"
+     "usage: kc emit FILE [--emit kir|spvasm|spv] [--kernel K] [--variant WG=64,TM=4] [--after PASS] [-o OUT]\n"
      "\n"
      "Compiles each kernel of FILE (or only K) for one variant (the default\n"
      "unless --variant names one) and prints the result.\n"
      "  --emit kir      kc's structured IR (the default)\n"
+     "  --emit spvasm   the Vulkan SPIR-V module, disassembled\n"
+     "  --emit spv      the SPIR-V module itself (binary; use with -o)\n"
      "  --after PASS    stop after a pass: lower, specialize, inline, fold, unroll, dce\n"
      "  -o OUT          write to OUT instead of standard output\n"},
     {"variants", kc_cmd_variants, "list a kernel's search space",

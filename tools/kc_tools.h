@@ -43,6 +43,7 @@ int kc_next_arg(kc_args *args, const kc_opt *opts, int nopts);
 int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The subcommands */
+int kc_cmd_build(int argc, char **argv);
 int kc_cmd_check(int argc, char **argv);
 int kc_cmd_emit(int argc, char **argv);
 int kc_cmd_variants(int argc, char **argv);

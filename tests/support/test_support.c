@@ -120,6 +120,35 @@ static void iexpr_errors_not_wraps(void **state)
     assert_int_equal(4, v);
 }
 
+static void iexpr_infix(void **state)
+{
+    (void)state;
+    kc_arena a;
+    kc_arena_init(&a);
+    char err[128];
+    static const struct {
+        const char *text;
+        int64_t value;
+    } cases[] = {
+        {"4 * n * 3", 12000}, {"n / 3 % 7", 4}, {"kc_cdiv(n, WG) + min(n, 7) - max(1, 2)", 21},
+        {"1 << 4 | 1", 17}, {"n > 5 && WG < 64 || 1 == 2", 0}, {"n > 5 && WG <= 64 || 0", 1},
+        {"-(3 - 5) * ~0", -2}, {"n ? 1 : 2", 1}, {"(n + 24) >> 3", 128}, {"0x10 & 0x11", 16},
+    };
+    for (size_t i = 0; i < KC_COUNT(cases); i++) {
+        kc_iexpr *e = kc_iexpr_parse_infix(&a, cases[i].text, err, sizeof(err));
+        assert_non_null(e);
+        int64_t v;
+        assert_true(kc_iexpr_eval(e, lookup, NULL, &v, err, sizeof(err)));
+        if (v != cases[i].value)
+            fail_msg("%s = %lld, expected %lld", cases[i].text, (long long)v, (long long)cases[i].value);
+    }
+    assert_null(kc_iexpr_parse_infix(&a, "n +", err, sizeof(err)));
+    assert_null(kc_iexpr_parse_infix(&a, "pow(n, 2)", err, sizeof(err)));
+    assert_null(kc_iexpr_parse_infix(&a, "n n", err, sizeof(err)));
+    assert_null(kc_iexpr_parse_infix(&a, "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1", err, sizeof(err)));
+    kc_arena_free(&a);
+}
+
 static void atomic_write_replaces(void **state)
 {
     (void)state;
@@ -142,6 +171,7 @@ int main(void)
         cmocka_unit_test(map_grows_and_finds),
         cmocka_unit_test(iexpr_round_trip),
         cmocka_unit_test(iexpr_errors_not_wraps),
+        cmocka_unit_test(iexpr_infix),
         cmocka_unit_test(atomic_write_replaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

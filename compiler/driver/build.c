@@ -1,0 +1,174 @@
+/*
+ * build.c — `kc build`: every kernel of a package, for every target, for
+ * the default variant (or all of them), into one bundle.
+ *
+ * The default variant must compile. With --all-variants, a variant that
+ * does not (an unrollable loop at one tile size, a private array over the
+ * limit) is left out with a note, as the tuner would record it.
+ */
+#include "bundle_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool kc_build_variant(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
+                      kc_variant_blob *out, kc_diag *diag)
+{
+    kc_arena a; /* all of one variant's compilation, freed at once */
+    kc_arena_init(&a);
+    kc_ir_module *m = kc_ir_compile(&a, diag, prog, k, b, NULL);
+    bool ok = m && t->compile(t, m, out, diag);
+    kc_arena_free(&a);
+    return ok;
+}
+
+typedef struct job_list {
+    kc_arena *arena;
+    kc_vec bindings; /* kc_ir_binding* */
+} job_list;
+
+static void collect(void *user, const kc_ir_binding *b)
+{
+    job_list *j = user;
+    kc_ir_binding *copy = KC_NEW(j->arena, kc_ir_binding);
+    copy->n = b->n;
+    copy->names = kc_arena_alloc(j->arena, sizeof(char *) * (size_t)(b->n + 1));
+    copy->values = kc_arena_alloc(j->arena, sizeof(int64_t) * (size_t)(b->n + 1));
+    memcpy(copy->names, b->names, sizeof(char *) * (size_t)b->n);
+    memcpy(copy->values, b->values, sizeof(int64_t) * (size_t)b->n);
+    kc_vec_push(j->arena, &j->bindings, copy);
+}
+
+typedef struct progress {
+    FILE *log;
+    bool tty, quiet;
+    long done, total;
+} progress;
+
+static void tick(progress *pr, const char *kernel)
+{
+    pr->done++;
+    if (pr->tty && !pr->quiet && (pr->done % 8 == 0 || pr->done == pr->total))
+        fprintf(pr->log, "\r  compiling %ld/%ld (%s)\033[K", pr->done, pr->total, kernel);
+}
+
+/* Compiles one kernel's variants for every target. */
+static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *const *targets, int ntargets,
+                         bool all, kc_vec *variants, progress *pr)
+{
+    const kc_program *prog = bk->file->prog;
+    job_list jobs = {a, {0}};
+    kc_ir_binding def = kc_ir_default_binding(a, prog, bk->kernel);
+    bk->default_variant = kc_ir_binding_text(a, &def);
+    if (all)
+        kc_ir_each_variant(a, prog, bk->kernel, collect, &jobs);
+    else
+        collect(&jobs, &def);
+    bool ok = true;
+    long left_out = 0;
+    kc_buf first_failure = {0};
+    for (int t = 0; t < ntargets; t++) {
+        for (int i = 0; i < jobs.bindings.len; i++) {
+            const kc_ir_binding *b = jobs.bindings.items[i];
+            const char *text = kc_ir_binding_text(a, b);
+            bool is_default = strcmp(text, bk->default_variant) == 0;
+            kc_diag quiet; /* a non-default variant's errors are summarised, not printed */
+            kc_diag_init(&quiet, &bk->file->ctx.src, NULL);
+            kc_diag *d = is_default ? (kc_diag *)&bk->file->ctx.diag : &quiet;
+            kc_bundle_variant *v = KC_NEW(a, kc_bundle_variant);
+            v->kernel = bk;
+            v->tunables = text;
+            v->target = targets[t]->name;
+            if (kc_build_variant(prog, bk->kernel, b, targets[t], &v->blob, d)) {
+                kc_vec_push(a, variants, v);
+            } else if (is_default) {
+                ok = false;
+            } else {
+                if (!left_out++)
+                    kc_buf_printf(&first_failure, "%s (%s): %s", text, targets[t]->name, quiet.text.data ? quiet.text.data : "");
+            }
+            kc_diag_free(&quiet);
+            tick(pr, bk->kernel->name);
+        }
+    }
+    if (left_out) {
+        if (pr->tty && !pr->quiet)
+            fputc('\n', pr->log);
+        fprintf(pr->log, "kc build: note: %ld variant%s of '%s' do not compile and are left out; the first, %s", left_out,
+                left_out == 1 ? "" : "s", bk->kernel->name, first_failure.data);
+    }
+    kc_buf_free(&first_failure);
+    return ok;
+}
+
+static const char *output_path(kc_arena *a, const kc_build_options *o, const kc_package *p)
+{
+    return o->output ? o->output : kc_arena_printf(a, "%s.kcb", p->name);
+}
+
+int kc_build(const kc_build_options *o)
+{
+    FILE *log = o->log ? o->log : stderr;
+    const kc_target *targets[64];
+    int ntargets = 0;
+    for (int i = 0; i < (o->ntargets ? o->ntargets : 1); i++) {
+        const char *name = o->ntargets ? o->targets[i] : "spirv";
+        int n = kc_target_expand(name, targets + ntargets, 64 - ntargets);
+        if (n < 0) {
+            fprintf(log, "kc build: unknown target '%s' (kc knows: %s)\n", name, kc_target_names());
+            return 1;
+        }
+        ntargets += n;
+    }
+    kc_package p;
+    if (!kc_package_load(&p, o->inputs, o->ninputs, log)) {
+        fprintf(log, "kc build: %d error%s; no bundle written\n", p.nerrors, p.nerrors == 1 ? "" : "s");
+        kc_package_free(&p);
+        return 1;
+    }
+    kc_arena a;
+    kc_arena_init(&a);
+    kc_vec kernels = {0}, variants = {0};
+    progress pr = {log, isatty(fileno(log)) != 0, o->quiet, 0, 0};
+    for (int f = 0; f < p.files.len; f++) {
+        kc_pkg_file *file = p.files.items[f];
+        for (int i = 0; i < file->prog->funcs.len; i++) {
+            const kc_func *k = file->prog->funcs.items[i];
+            if (!k->is_kernel)
+                continue;
+            kc_bundle_kernel *bk = KC_NEW(&a, kc_bundle_kernel);
+            bk->id = kernels.len + 1;
+            bk->kernel = k;
+            bk->file = file;
+            bk->cfg = kc_package_cfg(&p, k->name);
+            kc_vec_push(&a, &kernels, bk);
+            pr.total += (o->all_variants ? kc_ir_each_variant(&a, file->prog, k, NULL, NULL) : 1) * ntargets;
+        }
+    }
+    bool ok = kernels.len > 0;
+    if (!ok)
+        fprintf(log, "kc build: the package has no kernels\n");
+    for (int i = 0; i < kernels.len; i++)
+        ok &= build_kernel(&a, kernels.items[i], targets, ntargets, o->all_variants, &variants, &pr);
+    if (pr.tty && !o->quiet && pr.total >= 8)
+        fputc('\n', log);
+    const char *out = output_path(&a, o, &p);
+    kc_buf err = {0};
+    if (ok && !kc_bundle_write(out, &p, &kernels, &variants, &err)) {
+        fprintf(log, "kc build: %s\n", err.data);
+        ok = false;
+    }
+    if (ok && !o->quiet)
+        fprintf(log, "kc build: wrote %s: %d kernel%s, %d variant%s (%d target%s)\n", out, kernels.len,
+                kernels.len == 1 ? "" : "s", variants.len, variants.len == 1 ? "" : "s", ntargets,
+                ntargets == 1 ? "" : "s");
+    else if (!ok)
+        fprintf(log, "kc build: no bundle written\n");
+    for (int i = 0; i < variants.len; i++)
+        kc_variant_blob_free(&((kc_bundle_variant *)variants.items[i])->blob);
+    kc_buf_free(&err);
+    kc_arena_free(&a);
+    kc_package_free(&p);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,112 @@
+/*
+ * kc_build.h — the driver: kernel packages in, bundles out.
+ *
+ *   package   the .kc files of a directory (or files given one by one) and
+ *             the directory's kc.yaml (shapes, input initialisation,
+ *             tolerance, bytes and flops per launch)
+ *   targets   the backends, by name ("spirv", "gfx1100", "sm_90", …), each a
+ *             struct of function pointers (STYLE.md §3)
+ *   build     every kernel × target × variant (the default, or all) into a
+ *             bundle written atomically
+ *
+ * kc tune uses the same pieces to compile more variants later.
+ */
+#ifndef KC_BUILD_H
+#define KC_BUILD_H
+
+#include "kc_dsl.h"
+#include "kc_ir.h"
+
+/* ---- packages ------------------------------------------------------------------ */
+
+/* A kernel's entry in kc.yaml. */
+typedef struct kc_kernel_cfg {
+    const char *name;
+    kc_loc loc;
+    kc_vec shapes;          /* const char* "n=48000,m=3" */
+    const char *init;       /* "x=normal,y=uniform" ("" = uniform everywhere) */
+    double tolerance;       /* relative L2 against the default variant */
+    kc_iexpr *bytes, *flops; /* per launch, over integer scalars; may be NULL */
+} kc_kernel_cfg;
+
+typedef struct kc_pkg_file {
+    const char *path;
+    kc_ctx ctx;             /* owns the file's AST and its diagnostics */
+    kc_program *prog;       /* NULL when the file has errors */
+} kc_pkg_file;
+
+typedef struct kc_package {
+    kc_arena arena;
+    const char *name;       /* kc.yaml's package:, or the directory's name */
+    const char *yaml_path;  /* NULL when there is none */
+    kc_vec files;           /* kc_pkg_file* */
+    kc_vec cfgs;            /* kc_kernel_cfg* */
+    kc_ctx yaml_ctx;        /* diagnostics that point into kc.yaml */
+    int nerrors;
+} kc_package;
+
+#define KC_DEFAULT_TOLERANCE 1e-5
+
+/* Reads every input (directories: their *.kc files and kc.yaml). Errors
+ * are printed to `out` as they come; returns false when there were any. */
+bool kc_package_load(kc_package *p, const char *const *inputs, int ninputs, FILE *out);
+void kc_package_free(kc_package *p);
+/* The kernel called name, with its file; NULL if none. */
+const kc_func *kc_package_kernel(const kc_package *p, const char *name, const kc_pkg_file **file);
+/* kc.yaml's entry for a kernel, or a default one. */
+const kc_kernel_cfg *kc_package_cfg(kc_package *p, const char *kernel);
+
+/* ---- targets ---------------------------------------------------------------------- */
+
+/* One compiled variant, ready for the bundle. */
+typedef struct kc_variant_blob {
+    void *data;
+    size_t size;
+    uint32_t wg[3];
+    char *args;             /* per parameter "offset:size", ';'-joined */
+    uint32_t args_size;
+    bool spilled;
+    uint32_t shared_bytes;
+    char *features;         /* "float16,int64,…" */
+} kc_variant_blob;
+
+void kc_variant_blob_free(kc_variant_blob *b);
+
+typedef struct kc_target kc_target;
+struct kc_target {
+    const char *name;       /* "spirv", "gfx1100", "sm_90" */
+    const char *backend;    /* the runtime backend that loads it: "vulkan", "hip", "cuda" */
+    /* Compiles one specialised kir module. */
+    bool (*compile)(const kc_target *t, const kc_ir_module *m, kc_variant_blob *out, kc_diag *diag);
+};
+
+/* The target called name, or NULL. */
+const kc_target *kc_target_find(const char *name);
+/* Expands a -t argument ("all-amd" names many) into targets; returns how
+ * many were written to out, or -1 for an unknown name. */
+int kc_target_expand(const char *name, const kc_target **out, int max);
+/* Names of every target, for messages and `kc help build`. */
+const char *kc_target_names(void);
+
+/* ---- building ------------------------------------------------------------------------ */
+
+typedef struct kc_build_options {
+    const char *const *inputs;
+    int ninputs;
+    const char *const *targets; /* NULL: spirv */
+    int ntargets;
+    bool all_variants;
+    const char *output;         /* NULL: <package>.kcb */
+    FILE *log;                  /* progress and diagnostics */
+    bool quiet;
+} kc_build_options;
+
+/* Builds a bundle. Returns 0 on success, 1 after reporting errors. */
+int kc_build(const kc_build_options *o);
+
+/* Compiles one variant of a kernel for a target into a blob; false after
+ * reporting in diag. */
+bool kc_build_variant(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
+                      kc_variant_blob *out, kc_diag *diag);
+
+#endif

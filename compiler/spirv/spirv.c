@@ -1,0 +1,464 @@
+/*
+ * spirv.c — the SPIR-V backend's entry: declares the kernel's interface
+ * (buffers, push constants, shared and private memory), emits the body,
+ * assembles the sections in the order SPIR-V 2.4 prescribes, and runs the
+ * validator. Known traps, from other projects' trackers, handled here:
+ * one descriptor set for everything; the entry point's interface lists
+ * only Input/Output variables before SPIR-V 1.4 and every global after;
+ * push constants past the device limit spill to a storage buffer;
+ * booleans in buffers are 32-bit.
+ */
+#include "spv_private.h"
+
+#include <spirv-tools/libspirv.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kc_spv_default_options(kc_spv_options *o)
+{
+    o->spirv_minor = 3;
+    o->push_limit = 128;
+    o->native_float_atomics = false;
+    o->validate = true;
+}
+
+void kc_spv_scalar_layout(const kc_ir_func *k, uint32_t push_limit, int *offsets, uint32_t *size, bool *spilled)
+{
+    uint32_t at = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        offsets[i] = -1;
+        if (!k->params[i]->is_buffer) {
+            offsets[i] = (int)at;
+            at += 4; /* int, uint, float; bool as uint; half as float */
+        }
+    }
+    *size = at;
+    *spilled = at > push_limit;
+}
+
+/* ---- the kernel's interface ---------------------------------------------------- */
+
+static uint32_t elem_size(const kc_type *t)
+{
+    uint32_t s = t->scalar == KC_S_BOOL ? 4 : (uint32_t)kc_scalar_bits(t->scalar) / 8;
+    return s * (uint32_t)t->lanes;
+}
+
+static spv_var *new_var(spv *S, const void *key)
+{
+    spv_var *v = KC_NEW(S->arena, spv_var);
+    kc_map_put(S->arena, &S->vars, kc_arena_printf(S->arena, "%p", key), v);
+    return v;
+}
+
+/* Does the kernel use float atomics on this memory? Then it is kept as
+ * uint bits for the compare-and-swap loop. */
+typedef struct float_atomic_scan {
+    const void *root;
+    bool hit;
+} float_atomic_scan;
+
+static void scan_float_atomic(void *user, kc_ir_stmt *s)
+{
+    float_atomic_scan *f = user;
+    if (s->kind == KIR_ATOMIC && kc_type_is_float(s->value->type) &&
+        (s->root.var ? (const void *)s->root.var : (const void *)s->root.param) == f->root)
+        f->hit = true;
+}
+
+static bool cas_floats(spv *S, const void *root)
+{
+    if (S->o->native_float_atomics)
+        return false;
+    float_atomic_scan f = {root, false};
+    kc_ir_walk((kc_ir_block *)&S->fn->body, scan_float_atomic, &f);
+    return f.hit;
+}
+
+static uint32_t stored_type(spv *S, spv_var *v, const kc_type *t)
+{
+    if (t->scalar == KC_S_BOOL && t->lanes == 1)
+        v->bool_as_uint = true;
+    return v->bool_as_uint || v->float_as_uint ? spv_type_scalar(S, KC_S_UINT) : spv_type(S, t);
+}
+
+static void declare_buffer(spv *S, const kc_ir_param *p)
+{
+    spv_var *v = new_var(S, p);
+    v->float_as_uint = cas_floats(S, p);
+    v->elem_type = stored_type(S, v, p->type);
+    v->sc = SpvStorageClassStorageBuffer;
+    v->in_block = true;
+    v->scope = SpvScopeDevice;
+    if (p->type->scalar == KC_S_HALF)
+        S->need_storage16 = true;
+    char key[48];
+    snprintf(key, sizeof(key), "rta.%u", v->elem_type);
+    uint32_t rta = (uint32_t)(uintptr_t)kc_map_get(&S->cache, key);
+    if (!rta) {
+        rta = spv_id(S);
+        spv_op(&S->types, SpvOpTypeRuntimeArray, 2, (uint32_t[]){rta, v->elem_type});
+        uint32_t stride = v->bool_as_uint || v->float_as_uint ? 4 : elem_size(p->type);
+        spv_decorate(S, rta, SpvDecorationArrayStride, 1, (uint32_t[]){stride});
+        kc_map_put(S->arena, &S->cache, kc_arena_strdup(S->arena, key), (void *)(uintptr_t)rta);
+    }
+    uint32_t st = spv_id(S);
+    spv_op(&S->types, SpvOpTypeStruct, 2, (uint32_t[]){st, rta});
+    spv_decorate(S, st, SpvDecorationBlock, 0, NULL);
+    spv_member_decorate(S, st, 0, SpvDecorationOffset, 1, (uint32_t[]){0});
+    if (p->readonly)
+        spv_member_decorate(S, st, 0, SpvDecorationNonWritable, 0, NULL);
+    v->id = spv_id(S);
+    spv_op(&S->types, SpvOpVariable, 3,
+           (uint32_t[]){spv_type_ptr(S, SpvStorageClassStorageBuffer, st), v->id, SpvStorageClassStorageBuffer});
+    spv_decorate(S, v->id, SpvDecorationDescriptorSet, 1, (uint32_t[]){0});
+    spv_decorate(S, v->id, SpvDecorationBinding, 1, (uint32_t[]){(uint32_t)p->binding});
+    spv_decorate(S, v->id, S->fn->may_alias ? SpvDecorationAliased : SpvDecorationRestrict, 0, NULL);
+    spv_name(S, v->id, p->name);
+}
+
+static uint32_t scalar_slot_type(spv *S, const kc_type *t)
+{
+    switch (t->scalar) {
+    case KC_S_INT: return spv_type_scalar(S, KC_S_INT);
+    case KC_S_FLOAT:
+    case KC_S_HALF: return spv_type_scalar(S, KC_S_FLOAT);
+    default: return spv_type_scalar(S, KC_S_UINT);
+    }
+}
+
+/* The scalars' block: push constants, or a storage buffer when spilled. */
+static uint32_t declare_scalars(spv *S, uint32_t *block_type, SpvStorageClass *sc)
+{
+    const kc_ir_func *k = S->fn;
+    kc_spv_layout *L = S->layout;
+    uint32_t members[256];
+    int n = 0;
+    for (int i = 0; i < k->nparams && n < 256; i++)
+        if (!k->params[i]->is_buffer)
+            members[n++] = scalar_slot_type(S, k->params[i]->type);
+    if (!n)
+        return 0;
+    uint32_t st = spv_id(S);
+    uint32_t w[257] = {st};
+    memcpy(w + 1, members, sizeof(uint32_t) * (size_t)n);
+    spv_op(&S->types, SpvOpTypeStruct, n + 1, w);
+    spv_decorate(S, st, SpvDecorationBlock, 0, NULL);
+    int m = 0;
+    for (int i = 0; i < k->nparams; i++)
+        if (!k->params[i]->is_buffer) {
+            spv_member_decorate(S, st, (uint32_t)m, SpvDecorationOffset, 1, (uint32_t[]){(uint32_t)L->push_offset[i]});
+            if (L->spilled)
+                spv_member_decorate(S, st, (uint32_t)m, SpvDecorationNonWritable, 0, NULL);
+            m++;
+        }
+    *sc = L->spilled ? SpvStorageClassStorageBuffer : SpvStorageClassPushConstant;
+    uint32_t var = spv_id(S);
+    spv_op(&S->types, SpvOpVariable, 3, (uint32_t[]){spv_type_ptr(S, *sc, st), var, *sc});
+    if (L->spilled) {
+        spv_decorate(S, var, SpvDecorationDescriptorSet, 1, (uint32_t[]){0});
+        spv_decorate(S, var, SpvDecorationBinding, 1, (uint32_t[]){(uint32_t)L->nbuffers});
+    }
+    spv_name(S, var, "scalars");
+    *block_type = st;
+    return var;
+}
+
+/* Loads every scalar parameter once, at the top of the kernel. */
+static void load_scalars(spv *S, uint32_t block, SpvStorageClass sc)
+{
+    const kc_ir_func *k = S->fn;
+    int m = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        const kc_ir_param *p = k->params[i];
+        if (p->is_buffer)
+            continue;
+        uint32_t slot = scalar_slot_type(S, p->type);
+        uint32_t ptr = spv_emit_op(S, SpvOpAccessChain, spv_type_ptr(S, sc, slot), 2,
+                                   (uint32_t[]){block, spv_const_i32(S, m++)});
+        uint32_t x = spv_emit_op(S, SpvOpLoad, slot, 1, (uint32_t[]){ptr});
+        if (p->type->scalar == KC_S_BOOL)
+            x = spv_emit_op(S, SpvOpINotEqual, spv_type(S, p->type), 2, (uint32_t[]){x, spv_const_u32(S, 0)});
+        else if (p->type->scalar == KC_S_HALF)
+            x = spv_emit_op(S, SpvOpFConvert, spv_type(S, p->type), 1, (uint32_t[]){x});
+        S->param_value[i] = x;
+    }
+}
+
+static void declare_var(spv *S, const kc_ir_var *kv)
+{
+    spv_var *v = new_var(S, kv);
+    switch (kv->mem) {
+    case KIR_MEM_SHARED: v->sc = SpvStorageClassWorkgroup; break;
+    case KIR_MEM_CONST: v->sc = SpvStorageClassPrivate; break;
+    default: v->sc = SpvStorageClassFunction; break;
+    }
+    v->scope = SpvScopeWorkgroup;
+    v->float_as_uint = kv->mem == KIR_MEM_SHARED && cas_floats(S, kv);
+    if (kv->mem == KIR_MEM_SHARED)
+        v->elem_type = stored_type(S, v, kv->type);
+    else
+        v->elem_type = spv_type(S, kv->type);
+    uint32_t type = kv->is_array ? spv_type_array(S, v->elem_type, (uint32_t)kv->len) : v->elem_type;
+    uint32_t ptr = spv_type_ptr(S, v->sc, type);
+    v->id = spv_id(S);
+    if (kv->mem == KIR_MEM_CONST) {
+        uint32_t *parts = kc_arena_alloc(S->arena, sizeof(uint32_t) * (size_t)kv->len);
+        for (int64_t i = 0; i < kv->len; i++) {
+            const kc_ir_expr *c = kv->init[i];
+            parts[i] = c->kind == KIR_CONST ? spv_const(S, c->type->scalar, c->ival, c->fval) : spv_const_i32(S, 0);
+        }
+        uint32_t init = spv_const_composite(S, type, (int)kv->len, parts);
+        spv_op(&S->types, SpvOpVariable, 4, (uint32_t[]){ptr, v->id, SpvStorageClassPrivate, init});
+    } else if (kv->mem == KIR_MEM_SHARED) {
+        spv_op(&S->types, SpvOpVariable, 3, (uint32_t[]){ptr, v->id, SpvStorageClassWorkgroup});
+    } else {
+        spv_op(&S->fnvars, SpvOpVariable, 3, (uint32_t[]){ptr, v->id, SpvStorageClassFunction});
+    }
+    spv_name(S, v->id, kv->name);
+}
+
+/* ---- capabilities ------------------------------------------------------------------ */
+
+/* Half values beyond loads, stores and conversions need the Float16
+ * capability (shaderFloat16); 16-bit storage alone covers the rest. */
+static kc_ir_expr *scan_half(void *user, kc_ir_expr *e)
+{
+    bool *need = user;
+    if (e->type->scalar == KC_S_HALF && e->kind != KIR_LOAD && e->kind != KIR_CAST && e->kind != KIR_CONST &&
+        e->kind != KIR_PARAM)
+        *need = true;
+    return e;
+}
+
+static void scan_half_vars(spv *S)
+{
+    bool need = false;
+    kc_ir_map_exprs((kc_ir_block *)&S->fn->body, scan_half, &need);
+    for (int i = 0; i < S->fn->vars.len; i++) {
+        const kc_ir_var *v = S->fn->vars.items[i];
+        need |= v->type->scalar == KC_S_HALF && v->mem != KIR_MEM_CONST;
+    }
+    for (int i = 0; i < S->m->consts.len; i++)
+        need |= ((const kc_ir_var *)S->m->consts.items[i])->type->scalar == KC_S_HALF;
+    S->need_float16 = need;
+}
+
+static void capability(spv *S, SpvCapability c)
+{
+    spv_op(&S->caps, SpvOpCapability, 1, (uint32_t[]){(uint32_t)c});
+}
+
+static void declare_capabilities(spv *S)
+{
+    capability(S, SpvCapabilityShader);
+    if (S->need_int64)
+        capability(S, SpvCapabilityInt64);
+    if (S->need_float16)
+        capability(S, SpvCapabilityFloat16);
+    if (S->need_storage16)
+        capability(S, SpvCapabilityStorageBuffer16BitAccess);
+    if (S->need_sg_basic)
+        capability(S, SpvCapabilityGroupNonUniform);
+    if (S->need_sg_arith)
+        capability(S, SpvCapabilityGroupNonUniformArithmetic);
+    if (S->need_sg_shuffle)
+        capability(S, SpvCapabilityGroupNonUniformShuffle);
+    if (S->need_sg_ballot)
+        capability(S, SpvCapabilityGroupNonUniformBallot);
+    if (S->need_float_atomic) {
+        capability(S, SpvCapabilityAtomicFloat32AddEXT);
+        spv_op_str(&S->exts, SpvOpExtension, 0, NULL, "SPV_EXT_shader_atomic_float_add", 0, NULL);
+    }
+    kc_spv_layout *L = S->layout;
+    L->needs_float16 = S->need_float16;
+    L->needs_int64 = S->need_int64;
+    L->needs_storage16 = S->need_storage16;
+    L->needs_subgroups = S->need_sg_basic;
+    L->needs_float_atomics = S->need_float_atomic;
+}
+
+/* ---- assembly ---------------------------------------------------------------------- */
+
+static void append(spv_words *out, const spv_words *in)
+{
+    for (size_t i = 0; i < in->n; i++)
+        spv_put(out, in->w[i]);
+}
+
+static void emit_function(spv *S)
+{
+    uint32_t block_type = 0;
+    SpvStorageClass sc = SpvStorageClassPushConstant;
+    uint32_t scalars = declare_scalars(S, &block_type, &sc);
+    for (int i = 0; i < S->fn->nparams; i++)
+        if (S->fn->params[i]->is_buffer)
+            declare_buffer(S, S->fn->params[i]);
+    for (int i = 0; i < S->m->consts.len; i++)
+        declare_var(S, S->m->consts.items[i]);
+    for (int i = 0; i < S->fn->vars.len; i++)
+        declare_var(S, S->fn->vars.items[i]);
+    S->open = true;
+    if (scalars)
+        load_scalars(S, scalars, sc);
+    spv_block(S, &S->fn->body);
+    if (S->open) {
+        spv_op(&S->code, SpvOpReturn, 0, NULL);
+        S->open = false;
+    }
+}
+
+static uint32_t *assemble(spv *S, uint32_t fn, size_t *nwords)
+{
+    const kc_ir_func *k = S->fn;
+    spv_words out = {0};
+    spv_put(&out, SpvMagicNumber);
+    spv_put(&out, 0x10000u | (uint32_t)S->o->spirv_minor << 8);
+    spv_put(&out, 0); /* generator: not registered */
+    size_t bound_at = out.n;
+    spv_put(&out, 0);
+    spv_put(&out, 0);
+    append(&out, &S->caps);
+    append(&out, &S->exts);
+    spv_op_str(&out, SpvOpExtInstImport, 1, (uint32_t[]){S->glsl}, "GLSL.std.450", 0, NULL);
+    spv_op(&out, SpvOpMemoryModel, 2, (uint32_t[]){SpvAddressingModelLogical, SpvMemoryModelGLSL450});
+    /* The interface: Input variables before SPIR-V 1.4, every global from 1.4 on. */
+    uint32_t iface[600];
+    int ni = 0;
+    for (int i = 0; i < S->ninputs; i++)
+        iface[ni++] = S->inputs[i];
+    if (S->o->spirv_minor >= 4)
+        for (int i = 0; i < S->vars.cap && ni < 600; i++)
+            if (S->vars.keys[i]) {
+                const spv_var *v = S->vars.vals[i];
+                if (v->sc != SpvStorageClassFunction)
+                    iface[ni++] = v->id;
+            }
+    uint32_t pre[2] = {SpvExecutionModelGLCompute, fn};
+    spv_op_str(&out, SpvOpEntryPoint, 2, pre, k->name, ni, iface);
+    spv_op(&out, SpvOpExecutionMode, 5,
+           (uint32_t[]){fn, SpvExecutionModeLocalSize, (uint32_t)k->wg_size[0], (uint32_t)k->wg_size[1],
+                        (uint32_t)k->wg_size[2]});
+    append(&out, &S->names);
+    append(&out, &S->decos);
+    append(&out, &S->types);
+    spv_op(&out, SpvOpFunction, 4, (uint32_t[]){spv_type_void(S), fn, SpvFunctionControlMaskNone, spv_type_fn_void(S)});
+    spv_op(&out, SpvOpLabel, 1, (uint32_t[]){spv_id(S)});
+    append(&out, &S->fnvars);
+    append(&out, &S->code);
+    spv_op(&out, SpvOpFunctionEnd, 0, NULL);
+    out.w[bound_at] = S->next_id;
+    *nwords = out.n;
+    return out.w;
+}
+
+static spv_target_env env_for(int minor)
+{
+    return minor >= 5 ? SPV_ENV_VULKAN_1_2 : minor == 4 ? SPV_ENV_VULKAN_1_1_SPIRV_1_4 : SPV_ENV_VULKAN_1_1;
+}
+
+char *kc_spv_validate(const uint32_t *words, size_t nwords, int spirv_minor)
+{
+    spv_context ctx = spvContextCreate(env_for(spirv_minor));
+    spv_validator_options opts = spvValidatorOptionsCreate();
+    spv_const_binary_t bin = {words, nwords};
+    spv_diagnostic diag = NULL;
+    spv_result_t r = spvValidateWithOptions(ctx, opts, &bin, &diag);
+    char *msg = NULL;
+    if (r != SPV_SUCCESS) {
+        kc_buf b = {0};
+        kc_buf_puts(&b, diag && diag->error ? diag->error : "invalid module");
+        msg = kc_buf_take(&b);
+    }
+    spvDiagnosticDestroy(diag);
+    spvValidatorOptionsDestroy(opts);
+    spvContextDestroy(ctx);
+    return msg;
+}
+
+char *kc_spv_disassemble(const uint32_t *words, size_t nwords, char *err, size_t errlen)
+{
+    spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_5);
+    spv_text text = NULL;
+    spv_diagnostic diag = NULL;
+    char *out = NULL;
+    if (spvBinaryToText(ctx, words, nwords, SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT,
+                        &text, &diag) == SPV_SUCCESS) {
+        out = malloc(text->length + 1);
+        if (!out)
+            abort();
+        memcpy(out, text->str, text->length);
+        out[text->length] = 0;
+    } else if (err) {
+        snprintf(err, errlen, "%s", diag && diag->error ? diag->error : "cannot disassemble");
+    }
+    spvTextDestroy(text);
+    spvDiagnosticDestroy(diag);
+    spvContextDestroy(ctx);
+    return out;
+}
+
+static void free_sections(spv *S)
+{
+    spv_words *all[] = {&S->caps, &S->exts, &S->memmodel, &S->entry, &S->execmodes, &S->names,
+                        &S->decos, &S->types, &S->fnvars, &S->code};
+    for (size_t i = 0; i < KC_COUNT(all); i++)
+        spv_words_free(all[i]);
+}
+
+bool kc_spv_emit(const kc_ir_module *m, const kc_spv_options *o, kc_spv_module *out, kc_diag *diag)
+{
+    memset(out, 0, sizeof(*out));
+    kc_arena arena;
+    kc_arena_init(&arena);
+    spv S = {0};
+    S.m = m;
+    S.fn = m->kernel;
+    S.o = o;
+    S.diag = diag;
+    S.arena = &arena;
+    S.next_id = 1;
+    S.layout = &out->layout;
+    const kc_ir_func *k = m->kernel;
+    out->layout.push_offset = calloc((size_t)k->nparams + 1, sizeof(int));
+    S.param_value = kc_arena_alloc(&arena, sizeof(uint32_t) * (size_t)(k->nparams + 1));
+    kc_spv_scalar_layout(k, o->push_limit, out->layout.push_offset, &out->layout.push_size, &out->layout.spilled);
+    out->layout.nbuffers = k->nbuffers;
+    for (int i = 0; i < 3; i++)
+        out->layout.wg[i] = (uint32_t)k->wg_size[i];
+    scan_half_vars(&S);
+    S.glsl = spv_id(&S);
+    uint32_t fn = spv_id(&S);
+    spv_name(&S, fn, k->name);
+    emit_function(&S);
+    spv_type_fn_void(&S); /* every type exists before the sections are joined */
+    declare_capabilities(&S);
+    bool ok = !S.failed;
+    if (ok) {
+        out->words = assemble(&S, fn, &out->nwords);
+        if (o->validate) {
+            char *msg = kc_spv_validate(out->words, out->nwords, o->spirv_minor);
+            if (msg) {
+                kc_error_at(diag, k->loc, "internal compiler error: kc made an invalid SPIR-V module for '%s': %s",
+                            k->name, msg);
+                kc_diag_fix(diag, "please report this with the kernel file; `kc emit --emit spvasm` shows the module");
+                free(msg);
+                ok = false;
+            }
+        }
+    }
+    free_sections(&S);
+    kc_arena_free(&arena);
+    if (!ok) {
+        free(out->words);
+        out->words = NULL;
+    }
+    return ok;
+}
+
+void kc_spv_module_free(kc_spv_module *m)
+{
+    free(m->words);
+    free(m->layout.push_offset);
+    memset(m, 0, sizeof(*m));
+}
