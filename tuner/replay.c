@@ -125,8 +125,11 @@ static const char *value_text(kc_arena *a, const json_t *v)
         return kc_arena_printf(a, "%lld", (long long)json_integer_value(v));
     if (json_is_real(v)) {
         double x = json_real_value(v), back;
-        char *s = kc_arena_printf(a, "%.15g", x); /* short unless it would not read back */
-        return parse_number(s, &back) && back == x ? s : kc_arena_printf(a, "%.17g", x);
+        /* Short unless it would not read back; a real keeps its point. */
+        char *s = kc_arena_printf(a, "%.15g", x);
+        if (!parse_number(s, &back) || back != x)
+            s = kc_arena_printf(a, "%.17g", x);
+        return strpbrk(s, ".eEn") ? s : kc_arena_printf(a, "%s.0", s);
     }
     if (json_is_string(v))
         return kc_arena_strdup(a, json_string_value(v));
