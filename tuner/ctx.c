@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -84,22 +85,25 @@ double kc_tune_rand_unit(kc_tune_ctx *c)
 
 /* ---- creation ------------------------------------------------------------ */
 
-static int fail(char *err, size_t errlen, const char *msg, const char *arg)
+int kc_tune_fail(char *err, size_t errlen, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     if (err && errlen)
-        snprintf(err, errlen, msg, arg);
+        vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
 static int check_space(const kc_tune_space *s, char *err, size_t errlen)
 {
     if (!s || s->ndims < 1 || !s->nvalues || !s->names)
-        return fail(err, errlen, "the search space has no dimensions%s", "");
+        return kc_tune_fail(err, errlen, "the search space has no dimensions");
     for (int d = 0; d < s->ndims; d++) {
         if (s->nvalues[d] < 1)
-            return fail(err, errlen, "tunable '%s' has no candidate values", s->names[d]);
+            return kc_tune_fail(err, errlen, "tunable '%s' has no candidate values", s->names[d]);
         if (s->start && (s->start[d] < 0 || s->start[d] >= s->nvalues[d]))
-            return fail(err, errlen, "the start point's value of '%s' is out of range", s->names[d]);
+            return kc_tune_fail(err, errlen, "the start point's value of '%s' is out of range", s->names[d]);
     }
     return 0;
 }
@@ -107,17 +111,15 @@ static int check_space(const kc_tune_space *s, char *err, size_t errlen)
 static int check_options(const kc_tune_options *o, char *err, size_t errlen)
 {
     if (o->max_evals < 0)
-        return fail(err, errlen, "the evaluation budget is negative%s", "");
+        return kc_tune_fail(err, errlen, "the evaluation budget is negative");
     if (!(o->max_seconds >= 0) || isinf(o->max_seconds))
-        return fail(err, errlen, "the time limit must be a number of seconds >= 0%s", "");
+        return kc_tune_fail(err, errlen, "the time limit must be a number of seconds >= 0");
     if (!kc_tune_find_strategy(o->strategy ? o->strategy : "default")) {
         char names[256] = "";
         for (const kc_tune_strategy *s = kc_tune_strategies; s->name; s++)
             snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
                      s == kc_tune_strategies ? "" : ", ", s->name);
-        if (err && errlen)
-            snprintf(err, errlen, "unknown strategy '%s' (there are: %s)", o->strategy, names);
-        return -1;
+        return kc_tune_fail(err, errlen, "unknown strategy '%s' (there are: %s)", o->strategy, names);
     }
     return 0;
 }
@@ -131,7 +133,7 @@ kc_tune_ctx *kc_tune_new(const kc_tune_space *space, kc_tune_measure measure, vo
     if (check_space(space, err, errlen) || check_options(opt, err, errlen))
         return NULL;
     if (!measure) {
-        fail(err, errlen, "no measure function%s", "");
+        kc_tune_fail(err, errlen, "no measure function");
         return NULL;
     }
     kc_arena a;

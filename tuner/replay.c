@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,17 +38,6 @@ struct kc_tune_replay {
     kc_tune_replay_info info;
 };
 
-static int failf(char *err, size_t errlen, const char *fmt, ...) KC_PRINTF(3, 4);
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* ---- reading --------------------------------------------------------- */
 
 static int read_text(const char *path, kc_buf *out, char *err, size_t errlen)
@@ -57,7 +45,8 @@ static int read_text(const char *path, kc_buf *out, char *err, size_t errlen)
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f)
-        return failf(err, errlen, "cannot open %s: %s", path, errno ? strerror(errno) : "out of memory");
+        return kc_tune_fail(err, errlen, "cannot open %s: %s", path,
+                            errno ? strerror(errno) : "out of memory");
     int n, code = Z_OK;
     do {
         kc_buf_reserve(out, 1 << 16);
@@ -67,9 +56,9 @@ static int read_text(const char *path, kc_buf *out, char *err, size_t errlen)
     const char *msg = n < 0 ? gzerror(f, &code) : "";
     /* A gzip stream cut short (Z_BUF_ERROR) is an interrupted writer too:
      * keep what came out and let the JSON repair deal with the rest. */
-    int status = n < 0 && code != Z_BUF_ERROR
-                     ? failf(err, errlen, "cannot read %s: %s", path, code == Z_ERRNO ? strerror(errno) : msg)
-                     : 0;
+    int status = n < 0 && code != Z_BUF_ERROR ? kc_tune_fail(err, errlen, "cannot read %s: %s", path,
+                                                             code == Z_ERRNO ? strerror(errno) : msg)
+                                              : 0;
     gzclose(f);
     kc_buf_putc(out, 0);
     out->len--;
@@ -142,7 +131,7 @@ static int load_dim(kc_tune_replay *r, int d, const char *name, const json_t *va
 {
     int n = (int)json_array_size(vals);
     if (!json_is_array(vals) || n < 1)
-        return failf(err, errlen, "tune_params: '%s' is not a non-empty list of values", name);
+        return kc_tune_fail(err, errlen, "tune_params: '%s' is not a non-empty list of values", name);
     r->texts[d] = kc_arena_alloc(&r->arena, sizeof(char *) * (size_t)n);
     int64_t *ints = kc_arena_alloc(&r->arena, sizeof(int64_t) * (size_t)n);
     bool all_ints = true;
@@ -164,10 +153,10 @@ static int load_dims(kc_tune_replay *r, const json_t *root, char *err, size_t er
     const json_t *params = json_object_get(root, "tune_params");
     const json_t *keys = json_object_get(root, "tune_params_keys");
     if (!json_is_object(params) || json_object_size(params) == 0)
-        return failf(err, errlen, "no tune_params object: not a Kernel Tuner cache file");
+        return kc_tune_fail(err, errlen, "no tune_params object: not a Kernel Tuner cache file");
     int nd = keys ? (int)json_array_size(keys) : (int)json_object_size(params);
     if (keys && (!json_is_array(keys) || nd == 0))
-        return failf(err, errlen, "tune_params_keys is not a non-empty list");
+        return kc_tune_fail(err, errlen, "tune_params_keys is not a non-empty list");
     r->space.ndims = nd;
     r->space.names = r->names = kc_arena_alloc(&r->arena, sizeof(char *) * (size_t)nd);
     r->space.nvalues = r->nvalues = kc_arena_alloc(&r->arena, sizeof(int) * (size_t)nd);
@@ -178,10 +167,10 @@ static int load_dims(kc_tune_replay *r, const json_t *root, char *err, size_t er
         const char *name =
             keys ? json_string_value(json_array_get(keys, (size_t)d)) : json_object_iter_key(it);
         if (!name)
-            return failf(err, errlen, "tune_params_keys[%d] is not a string", d);
+            return kc_tune_fail(err, errlen, "tune_params_keys[%d] is not a string", d);
         const json_t *vals = json_object_get(params, name);
         if (!vals)
-            return failf(err, errlen, "tune_params has no '%s' (named in tune_params_keys)", name);
+            return kc_tune_fail(err, errlen, "tune_params has no '%s' (named in tune_params_keys)", name);
         if (load_dim(r, d, name, vals, err, errlen))
             return -1;
     }
@@ -228,7 +217,7 @@ static int load_cache(kc_tune_replay *r, const json_t *root, char *err, size_t e
     const json_t *cache = json_object_get(root, "cache");
     const json_t *params = json_object_get(root, "tune_params");
     if (!json_is_object(cache))
-        return failf(err, errlen, "no cache object: the file records no configurations");
+        return kc_tune_fail(err, errlen, "no cache object: the file records no configurations");
     kc_tune_pset_init(&r->table, &r->arena, r->space.ndims);
     int *point = kc_arena_alloc(&r->arena, sizeof(int) * (size_t)r->space.ndims);
     for (void *it = json_object_iter((json_t *)cache); it; it = json_object_iter_next((json_t *)cache, it)) {
@@ -245,7 +234,7 @@ static int load_cache(kc_tune_replay *r, const json_t *root, char *err, size_t e
     }
     r->info.size = r->table.len;
     if (r->info.size == r->info.failed)
-        return failf(err, errlen, "no configuration in the cache has a numeric time");
+        return kc_tune_fail(err, errlen, "no configuration in the cache has a numeric time");
     return 0;
 }
 
@@ -294,10 +283,11 @@ static int parse(kc_tune_replay *r, const char *path, char *err, size_t errlen)
     json_t *root = json_loadb(text.data ? text.data : "", text.len, 0, &jerr);
     kc_buf_free(&text);
     if (!root)
-        return failf(err, errlen, "%s:%d:%d: not valid JSON: %s", path, jerr.line, jerr.column, jerr.text);
+        return kc_tune_fail(err, errlen, "%s:%d:%d: not valid JSON: %s", path, jerr.line, jerr.column,
+                            jerr.text);
     int status = -1;
     if (!json_is_object(root))
-        failf(err, errlen, "%s: not a JSON object", path);
+        kc_tune_fail(err, errlen, "%s: not a JSON object", path);
     else if (load_dims(r, root, err, errlen) == 0 && load_cache(r, root, err, errlen) == 0)
         status = 0, summarise(r, root);
     json_decref(root); /* everything kept is copied into the arena */
@@ -348,7 +338,7 @@ int kc_tune_replay_run(kc_tune_replay *r, const kc_tune_options *opt, int repeat
                        double *fractions, long *evals, char *err, size_t errlen)
 {
     if (repeats < 1)
-        return failf(err, errlen, "the number of repeats must be at least 1");
+        return kc_tune_fail(err, errlen, "the number of repeats must be at least 1");
     memset(st, 0, sizeof(*st));
     st->min_fraction = INFINITY;
     struct timespec t0, t1;

@@ -41,6 +41,11 @@ typedef struct kc_tune_repair {
  * Returns what it did. */
 kc_tune_repair kc_tune_json_repair(kc_buf *text);
 
+/* ---- errors --------------------------------------------------------------- */
+
+/* Writes the message to err (when there is one) and returns -1. */
+int kc_tune_fail(char *err, size_t errlen, const char *fmt, ...) KC_PRINTF(3, 4);
+
 /* ---- the default strategy --------------------------------------------------- */
 
 /* The name of the strategy that "default" stands for in this ctx. */
