@@ -14,6 +14,11 @@
  * circle a local optimum without spending anything; after STALL proposals
  * in a row that measured nothing it restarts from a random unmeasured
  * point. A failed current point accepts any move.
+ *
+ * Parameters: T_START = 0.1, T_END = 0.001, STALL = 100. Of five
+ * schedules tried on the replayed spaces (T_START from 1 down to 0.05,
+ * T_END a hundredth of it or 0.001) the colder ones did a little better
+ * at budgets of 2-5% of the space; at 10% all found the optimum.
  */
 #include "kc_tune.h"
 

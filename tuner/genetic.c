@@ -13,9 +13,12 @@
  * are redrawn, at most TRIES times per member, and a generation that
  * cannot fill up takes random unmeasured points instead ("immigrants"),
  * which also rescues a population that has converged on one point.
- * Failed measurements rank last. POP = 20 and MUTATION = 0.2 did best on
- * the replayed spaces among the few settings tried; the GA needs a budget
- * of several generations to pay off and trails ils at small budgets.
+ * Failed measurements rank last.
+ *
+ * Parameters: POP = 20, ELITE = 2, MUTATION = 0.2 per tunable. In a small
+ * trial on the replayed spaces (population 10 or 20, mutation 0.1 or 0.2)
+ * the differences were within the run-to-run spread. The GA needs several
+ * generations to pay off, so it trails ils and anneal at small budgets.
  */
 #include "kc_tune.h"
 
