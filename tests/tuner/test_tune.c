@@ -439,24 +439,33 @@ static double mean_fraction(synth *s, const char *strategy, long budget, int run
     return sum / runs;
 }
 
-/* Spaces no strategy was tuned on: at a tenth of the valid space, ils
- * and anneal come within a few percent of the optimum and beat random. */
+/* Spaces no strategy was tuned on. At a tenth of the valid space the
+ * smart strategies come within a few percent of the optimum and beat
+ * random search; at 2% and 5% the means are printed, not checked
+ * (docs/tuning.md quotes them). */
 static void smart_strategies_beat_random_on_gpu_like_spaces(void **state)
 {
     (void)state;
+    static const char *names[] = {"ils", "anneal", "genetic", "random"};
+    static const int percents[] = {2, 5, 10};
+    double mean[3][4] = {{0}};
     for (uint64_t seed = 100; seed < 105; seed++) {
         synth *s = gpu_like(seed);
-        long budget = synth_nvalid(s) / 10;
-        double rnd = mean_fraction(s, "random", budget, 20);
-        for (const char **n = (const char *[]){"ils", "anneal", "genetic", NULL}; *n; n++) {
-            double f = mean_fraction(s, *n, budget, 20);
-            print_message("space %llu: %-7s %.4f  (random %.4f)\n", (unsigned long long)seed, *n, f, rnd);
-            if (f < 0.95 || f <= rnd)
-                fail_msg("space %llu: %s reached %.4f of the optimum, random %.4f", (unsigned long long)seed,
-                         *n, f, rnd);
+        for (int b = 0; b < 3; b++) {
+            long budget = synth_nvalid(s) * percents[b] / 100;
+            double f[4];
+            for (int k = 0; k < 4; k++)
+                mean[b][k] += (f[k] = mean_fraction(s, names[k], budget, 20)) / 5;
+            for (int k = 0; k < 3 && percents[b] == 10; k++)
+                if (f[k] < 0.95 || f[k] <= f[3])
+                    fail_msg("space %llu: %s reached %.4f of the optimum, random %.4f",
+                             (unsigned long long)seed, names[k], f[k], f[3]);
         }
         free(s);
     }
+    for (int b = 0; b < 3; b++)
+        print_message("budget %2d%%: ils %.3f  anneal %.3f  genetic %.3f  random %.3f (mean of 5 spaces)\n",
+                      percents[b], mean[b][0], mean[b][1], mean[b][2], mean[b][3]);
 }
 
 int main(void)
