@@ -135,8 +135,10 @@ long kc_tune_valid_count(kc_tune_ctx *ctx);
 /* The i-th valid point in lexicographic order (last dimension fastest);
  * false past the end, or when the space cannot be counted. */
 bool kc_tune_valid_point(kc_tune_ctx *ctx, long i, int *point);
-/* A uniformly random valid point not measured yet (without replacement:
- * never the same twice); false when none is left or none can be found. */
+/* A uniformly random valid point not measured yet; false when none is
+ * left or none can be found. In a space that can be counted it never
+ * returns the same point twice (sampling without replacement); in a
+ * larger one it may repeat a point the strategy did not measure. */
 bool kc_tune_random_point(kc_tune_ctx *ctx, int *point);
 /* The space's start point if valid and not measured, else a random one. */
 bool kc_tune_start_point(kc_tune_ctx *ctx, int *point);
@@ -174,9 +176,9 @@ typedef struct kc_tune_replay_info {
     const char *kernel, *device; /* "" when the file does not say */
     long size;                   /* configurations in the file */
     long failed;                 /* of those, without a numeric time */
-    long ignored;                /* cache entries matching no tune_params value */
-    double product;              /* points in the Cartesian product */
-    double optimum;              /* the least numeric time */
+    long ignored;   /* cache entries without a time, duplicates, or with a value not in tune_params */
+    double product; /* points in the Cartesian product */
+    double optimum; /* the least numeric time */
     const int *optimum_point;
     long repaired_bytes;  /* > 0: the file was truncated; bytes dropped */
     int repaired_closers; /* brackets appended to close it */

@@ -53,12 +53,15 @@ static int read_text(const char *path, kc_buf *out, char *err, size_t errlen)
         n = gzread(f, out->data + out->len, 1 << 16);
         out->len += n > 0 ? (size_t)n : 0;
     } while (n > 0);
-    const char *msg = n < 0 ? gzerror(f, &code) : "";
-    /* A gzip stream cut short (Z_BUF_ERROR) is an interrupted writer too:
-     * keep what came out and let the JSON repair deal with the rest. */
-    int status = n < 0 && code != Z_BUF_ERROR ? kc_tune_fail(err, errlen, "cannot read %s: %s", path,
-                                                             code == Z_ERRNO ? strerror(errno) : msg)
-                                              : 0;
+    int status = 0;
+    if (n < 0) {
+        const char *msg = gzerror(f, &code);
+        /* A gzip stream cut short (Z_BUF_ERROR) is an interrupted writer
+         * too: keep what came out and let the JSON repair do the rest. */
+        if (code != Z_BUF_ERROR)
+            status = kc_tune_fail(err, errlen, "cannot read %s: %s", path,
+                                  code == Z_ERRNO ? strerror(errno) : msg);
+    }
     gzclose(f);
     kc_buf_putc(out, 0);
     out->len--;
