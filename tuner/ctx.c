@@ -30,7 +30,7 @@ struct kc_tune_ctx {
     double best_time;
     int *best; /* NULL until a measurement succeeds */
     uint64_t rng[4];
-    struct timespec t0;
+    double t0;   /* kc_tune_clock() when the run started */
     long probes; /* since the last new measurement */
     kc_tune_stop stop;
     bool ran;
@@ -168,15 +168,20 @@ int *kc_tune_alloc_points(kc_tune_ctx *c, int npoints)
     return kc_arena_alloc(&c->arena, sizeof(int) * (size_t)npoints * (size_t)c->space->ndims);
 }
 
+double kc_tune_clock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* ---- running ------------------------------------------------------------- */
 
 double kc_tune_seconds(const kc_tune_ctx *c)
 {
     if (!c->ran)
         return 0;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - c->t0.tv_sec) + (double)(t.tv_nsec - c->t0.tv_nsec) * 1e-9;
+    return kc_tune_clock() - c->t0;
 }
 
 kc_tune_stop kc_tune_run(kc_tune_ctx *c)
@@ -184,7 +189,7 @@ kc_tune_stop kc_tune_run(kc_tune_ctx *c)
     if (c->ran)
         return c->stop;
     c->ran = true;
-    clock_gettime(CLOCK_MONOTONIC, &c->t0);
+    c->t0 = kc_tune_clock();
     if (!c->strategy->search)
         c->strategy = kc_tune_find_strategy(kc_tune_default_choice(c, &c->opt));
     c->strategy->search(c);

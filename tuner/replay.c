@@ -24,7 +24,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <zlib.h>
 
 struct kc_tune_replay {
@@ -344,8 +343,7 @@ int kc_tune_replay_run(kc_tune_replay *r, const kc_tune_options *opt, int repeat
         return kc_tune_fail(err, errlen, "the number of repeats must be at least 1");
     memset(st, 0, sizeof(*st));
     st->min_fraction = INFINITY;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = kc_tune_clock();
     for (int i = 0; i < repeats; i++) {
         kc_tune_options o = *opt;
         o.seed = opt->seed + (uint64_t)i;
@@ -366,7 +364,6 @@ int kc_tune_replay_run(kc_tune_replay *r, const kc_tune_options *opt, int repeat
             evals[i] = kc_tune_evals(ctx);
         kc_tune_free(ctx);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    st->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    st->seconds = kc_tune_clock() - t0;
     return 0;
 }

@@ -41,6 +41,11 @@ typedef struct kc_tune_repair {
  * Returns what it did. */
 kc_tune_repair kc_tune_json_repair(kc_buf *text);
 
+/* ---- time ------------------------------------------------------------------ */
+
+/* Seconds on the monotonic clock, for budgets and reports. */
+double kc_tune_clock(void);
+
 /* ---- errors --------------------------------------------------------------- */
 
 /* Writes the message to err (when there is one) and returns -1. */
