@@ -17,11 +17,12 @@ enum { MAX_REPEAT = 1000000 };
 
 typedef struct tune_args {
     const char *replay, *strategy;
-    long budget;     /* 0: from fraction */
-    double fraction; /* of the space's size */
+    const char *bundle; /* a positional argument: on-device tuning */
+    long budget;        /* 0: from fraction */
+    double fraction;    /* of the space's size */
     long repeat;
-    uint64_t seed;
-    bool json, list;
+    long seed;
+    bool has_budget, has_fraction, json, list;
 } tune_args;
 
 static bool parse_long(const char *s, long *v)
@@ -47,52 +48,58 @@ static int parse_args(int argc, char **argv, tune_args *t)
         {"--replay", true}, {"--strategy", true}, {"--budget", true}, {"--budget-fraction", true},
         {"--repeat", true}, {"--seed", true},     {"--json", false},  {"--list-strategies", false}};
     kc_args a = {"tune", argc, argv, 1, NULL, NULL};
-    const char *bundle = NULL;
-    bool has_budget = false, has_fraction = false;
-    long seed = 1;
     int r;
     while ((r = kc_next_arg(&a, opts, (int)(sizeof(opts) / sizeof(opts[0])))) != -2) {
         bool ok = true;
         switch (r) {
         case -3: return KC_EXIT_USAGE;
-        case -1: bundle = a.positional; break;
+        case -1: t->bundle = a.positional; break;
         case 0: t->replay = a.value; break;
         case 1: t->strategy = a.value; break;
-        case 2: ok = parse_long(a.value, &t->budget), has_budget = true; break;
-        case 3: ok = parse_double(a.value, &t->fraction), has_fraction = true; break;
+        case 2: ok = parse_long(a.value, &t->budget), t->has_budget = true; break;
+        case 3: ok = parse_double(a.value, &t->fraction), t->has_fraction = true; break;
         case 4: ok = parse_long(a.value, &t->repeat); break;
-        case 5: ok = parse_long(a.value, &seed) && seed >= 0; break;
+        case 5: ok = parse_long(a.value, &t->seed) && t->seed >= 0; break;
         case 6: t->json = true; break;
         case 7: t->list = true; break;
         }
         if (!ok)
-            return kc_usage_error("tune", "%s needs a number, not '%s'", opts[r].name, a.value);
+            return kc_usage_error("tune", "%s needs a number%s, not '%s'", opts[r].name,
+                                  r == 5 ? " >= 0" : "", a.value);
     }
-    t->seed = (uint64_t)seed;
-    if (has_budget && has_fraction)
+    if (t->has_budget && t->has_fraction)
         return kc_usage_error("tune", "give --budget or --budget-fraction, not both");
-    if (t->list)
-        return -1;
+    if (t->replay && t->bundle)
+        return kc_usage_error("tune", "unexpected argument '%s' with --replay", t->bundle);
+    return -1;
+}
+
+/* Returns -1 when the values make sense, else the exit status. */
+static int check_args(const tune_args *t)
+{
+    const char *bad = NULL;
     if (!t->replay) {
         fprintf(stderr,
                 "kc tune: on-device tuning%s%s needs a bundle from 'kc build' and is not built "
                 "yet in this branch;\nuse 'kc tune --replay FILE' to run a strategy against a "
                 "recorded space (see 'kc help tune')\n",
-                bundle ? " of " : "", bundle ? bundle : "");
+                t->bundle ? " of " : "", t->bundle ? t->bundle : "");
         return KC_EXIT_ERROR;
     }
-    if (bundle)
-        return kc_usage_error("tune", "unexpected argument '%s' with --replay", bundle);
-    const char *bad = t->repeat < 1 || t->repeat > MAX_REPEAT ? "--repeat must be from 1 to 1000000"
-                      : has_budget && t->budget < 1           ? "the budget must be at least 1 evaluation"
-                      : has_fraction && !(t->fraction > 0 && isfinite(t->fraction))
-                          ? "the budget fraction must be a number above 0"
-                          : NULL;
-    if (bad) {
+    if (t->repeat < 1 || t->repeat > MAX_REPEAT)
+        bad = "--repeat must be from 1 to 1000000";
+    else if (t->has_budget && t->budget < 1)
+        bad = "the budget must be at least 1 evaluation";
+    else if (t->has_fraction && !(t->fraction > 0 && isfinite(t->fraction)))
+        bad = "the budget fraction must be a number above 0";
+    if (bad)
         fprintf(stderr, "kc tune: %s\n", bad);
-        return KC_EXIT_ERROR;
-    }
-    return -1;
+    else if (!kc_tune_find_strategy(t->strategy))
+        fprintf(stderr, "kc tune: unknown strategy '%s'; 'kc tune --list-strategies' lists them\n",
+                t->strategy);
+    else
+        return -1;
+    return KC_EXIT_ERROR;
 }
 
 static void list_strategies(void)
@@ -135,7 +142,8 @@ static void print_json(const tune_args *t, const kc_tune_replay *r, const kc_tun
     json_object_set_new(o, "budget", json_integer(t->budget));
     json_object_set_new(o, "runs", json_integer(t->repeat));
     json_object_set_new(
-        o, "seeds", json_pack("[I,I]", (json_int_t)t->seed, (json_int_t)(t->seed + (uint64_t)t->repeat - 1)));
+        o, "seeds",
+        json_pack("[I,I]", (json_int_t)t->seed, (json_int_t)((uint64_t)t->seed + (uint64_t)t->repeat - 1)));
     json_object_set_new(o, "mean_fraction_of_optimum", json_real(st->mean_fraction));
     json_object_set_new(o, "min_fraction_of_optimum", json_real(st->min_fraction));
     json_object_set_new(o, "max_fraction_of_optimum", json_real(st->max_fraction));
@@ -167,7 +175,7 @@ static void print_text(const tune_args *t, const kc_tune_replay *r, const kc_tun
     if (t->fraction > 0)
         printf(" (ceil(%g x %ld))", t->fraction, in->size);
     printf("\nruns        %ld, seeds %llu..%llu, %.2f s\n", t->repeat, (unsigned long long)t->seed,
-           (unsigned long long)(t->seed + (uint64_t)t->repeat - 1), st->seconds);
+           (unsigned long long)((uint64_t)t->seed + (uint64_t)t->repeat - 1), st->seconds);
     printf("mean fraction of optimum  %.4f (min %.4f, max %.4f)\n", st->mean_fraction, st->min_fraction,
            st->max_fraction);
     printf("mean evaluations          %.1f\n", st->mean_evals);
@@ -198,7 +206,7 @@ static int replay(tune_args *t)
     print_notes(t->replay, &in);
     if (!t->budget) /* the small slack keeps 0.1 x 11130 from becoming 1114 */
         t->budget = (long)ceil(t->fraction * (double)in.size - 1e-9);
-    kc_tune_options opt = {t->strategy, t->budget, 0, t->seed};
+    kc_tune_options opt = {t->strategy, t->budget, 0, (uint64_t)t->seed};
     kc_tune_replay_stats st;
     double *fr = calloc((size_t)t->repeat, sizeof(double));
     long *ev = calloc((size_t)t->repeat, sizeof(long));
@@ -219,7 +227,7 @@ static int replay(tune_args *t)
 
 int kc_cmd_tune(int argc, char **argv)
 {
-    tune_args t = {NULL, "default", 0, 0, 1, 1, false, false};
+    tune_args t = {.strategy = "default", .repeat = 1, .seed = 1};
     int status = parse_args(argc, argv, &t);
     if (status >= 0)
         return status;
@@ -227,12 +235,9 @@ int kc_cmd_tune(int argc, char **argv)
         list_strategies();
         return KC_EXIT_OK;
     }
-    if (!kc_tune_find_strategy(t.strategy)) {
-        fprintf(stderr, "kc tune: unknown strategy '%s'; 'kc tune --list-strategies' lists them\n",
-                t.strategy);
-        return KC_EXIT_ERROR;
-    }
-    if (!t.budget && !t.fraction)
+    if ((status = check_args(&t)) >= 0)
+        return status;
+    if (!t.has_budget && !t.has_fraction)
         t.fraction = 0.1;
     return replay(&t);
 }
