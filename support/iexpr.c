@@ -321,3 +321,14 @@ kc_iexpr *kc_iexpr_parse_infix(kc_arena *a, const char *text, char *err, size_t 
         ip_fail(&P, "unexpected text");
     return P.failed ? NULL : e;
 }
+
+kc_iexpr *kc_iexpr_fold(kc_arena *a, kc_iexpr *e)
+{
+    if (!e || e->op == KC_IX_CONST || e->op == KC_IX_NAME)
+        return e;
+    e->a = kc_iexpr_fold(a, e->a);
+    e->b = kc_iexpr_fold(a, e->b);
+    e->c = kc_iexpr_fold(a, e->c);
+    int64_t v;
+    return kc_iexpr_eval(e, NULL, NULL, &v, NULL, 0) ? kc_iexpr_const(a, v) : e;
+}

@@ -90,6 +90,8 @@ kc_iexpr *kc_iexpr_parse_postfix(kc_arena *a, const char *text, char *err, size_
  * integers, names, + - * / % << >> & | ^ comparisons && || ! ~ ?: and the
  * calls min, max, kc_cdiv. NULL and a message in err on bad text. */
 kc_iexpr *kc_iexpr_parse_infix(kc_arena *a, const char *text, char *err, size_t errlen);
+/* Folds every subtree without names into a constant (where it evaluates). */
+kc_iexpr *kc_iexpr_fold(kc_arena *a, kc_iexpr *e);
 /* Calls fn for every name the expression mentions. */
 void kc_iexpr_each_name(const kc_iexpr *e, void (*fn)(void *user, const char *name), void *user);
 

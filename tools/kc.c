@@ -34,6 +34,21 @@ const kc_command kc_commands[] = {
      "  --emit spv      the SPIR-V module itself (binary; use with -o)\n"
      "  --after PASS    stop after a pass: lower, specialize, inline, fold, unroll, dce\n"
      "  -o OUT          write to OUT instead of standard output\n"},
+    {"info", kc_cmd_info, "describe a bundle",
+     "usage: kc info BUNDLE [--json]\n"
+     "\n"
+     "Lists the bundle's kernels: signature, workgroup and grid expressions,\n"
+     "tunables and constraints, kc.yaml's shapes and settings, the variants\n"
+     "built per target, and the tuned table (the variant measured fastest per\n"
+     "device and shape). --json prints one JSON object instead.\n"},
+    {"export", kc_cmd_export, "write a bundle's binaries as plain files",
+     "usage: kc export BUNDLE -o DIR\n"
+     "\n"
+     "Writes every variant's binary as DIR/<kernel>.<variant>.<target>.spv\n"
+     "(.hsaco for AMD code objects, .ptx for NVIDIA) and DIR/manifest.yaml,\n"
+     "which says for each: the entry point, workgroup size, grid expression,\n"
+     "and where each argument goes (descriptor binding or push-constant or\n"
+     "kernarg offset), for people who load the binaries with their own runtime.\n"},
     {"variants", kc_cmd_variants, "list a kernel's search space",
      "usage: kc variants FILE [--kernel K]\n"
      "\n"

@@ -46,6 +46,8 @@ int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 int kc_cmd_build(int argc, char **argv);
 int kc_cmd_check(int argc, char **argv);
 int kc_cmd_emit(int argc, char **argv);
+int kc_cmd_export(int argc, char **argv);
+int kc_cmd_info(int argc, char **argv);
 int kc_cmd_variants(int argc, char **argv);
 int kc_cmd_tune(int argc, char **argv);
 int kc_cmd_help(int argc, char **argv);

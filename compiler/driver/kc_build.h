@@ -109,4 +109,23 @@ int kc_build(const kc_build_options *o);
 bool kc_build_variant(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
                       kc_variant_blob *out, kc_diag *diag);
 
+/* ---- reading bundles (kc info, kc export, kc tune) --------------------------------- */
+
+typedef struct kc_bundle kc_bundle;
+
+/* Opens a bundle read-only (or for writing), checks that it is one and
+ * not damaged; NULL with a message in err. */
+kc_bundle *kc_bundle_open(const char *path, bool writable, char *err, size_t errlen);
+void kc_bundle_close(kc_bundle *b);
+/* The SQLite handle, for queries beyond the helpers here. */
+struct sqlite3 *kc_bundle_db(kc_bundle *b);
+const char *kc_bundle_meta(kc_bundle *b, const char *key);
+
+/* Writes the bundle's description: kernels, signatures, tunables,
+ * constraints, shapes, variants and targets, tuned rows. */
+bool kc_bundle_describe(kc_bundle *b, kc_buf *out, bool json, char *err, size_t errlen);
+/* Writes every variant's binary to DIR/<kernel>.<variant>.<target>.<ext>
+ * and DIR/manifest.yaml; false with a message. */
+bool kc_bundle_export(kc_bundle *b, const char *dir, FILE *log, char *err, size_t errlen);
+
 #endif
