@@ -179,8 +179,12 @@ static void load_scalars(spv *S, uint32_t block, SpvStorageClass sc)
         uint32_t x = spv_emit_op(S, SpvOpLoad, slot, 1, (uint32_t[]){ptr});
         if (p->type->scalar == KC_S_BOOL)
             x = spv_emit_op(S, SpvOpINotEqual, spv_type(S, p->type), 2, (uint32_t[]){x, spv_const_u32(S, 0)});
-        else if (p->type->scalar == KC_S_HALF)
-            x = spv_emit_op(S, SpvOpFConvert, spv_type(S, p->type), 1, (uint32_t[]){x});
+        else if (p->type->scalar == KC_S_HALF) {
+            S->param_float[i] = x;
+            /* the half value itself only where half types are allowed */
+            if (S->need_float16 || S->need_storage16)
+                x = spv_emit_op(S, SpvOpFConvert, spv_type(S, p->type), 1, (uint32_t[]){x});
+        }
         S->param_value[i] = x;
     }
 }
@@ -221,20 +225,56 @@ static void declare_var(spv *S, const kc_ir_var *kv)
 /* ---- capabilities ------------------------------------------------------------------ */
 
 /* Half values beyond loads, stores and conversions need the Float16
- * capability (shaderFloat16); 16-bit storage alone covers the rest. */
-static kc_ir_expr *scan_half(void *user, kc_ir_expr *e)
+ * capability (shaderFloat16). 16-bit storage alone covers the rest, but
+ * only where there is a half buffer to declare it for; without one, any
+ * half value needs Float16. */
+typedef struct half_scan {
+    bool arith, any;
+} half_scan;
+
+/* (float)h of a half parameter reads the float the host passed: no half
+ * value at all. */
+static bool param_as_float(const kc_ir_expr *e)
 {
-    bool *need = user;
-    if (e->type->scalar == KC_S_HALF && e->kind != KIR_LOAD && e->kind != KIR_CAST && e->kind != KIR_CONST &&
-        e->kind != KIR_PARAM)
-        *need = true;
-    return e;
+    return e->kind == KIR_CAST && e->type->scalar == KC_S_FLOAT && e->type->lanes == 1 && e->a->kind == KIR_PARAM &&
+           e->a->type->scalar == KC_S_HALF;
+}
+
+static void scan_half(half_scan *h, const kc_ir_expr *e)
+{
+    if (!e || param_as_float(e))
+        return;
+    if (e->type->scalar == KC_S_HALF) {
+        h->any = true;
+        if (e->kind != KIR_LOAD && e->kind != KIR_CAST && e->kind != KIR_CONST && e->kind != KIR_PARAM)
+            h->arith = true;
+    }
+    scan_half(h, e->a);
+    scan_half(h, e->b);
+    scan_half(h, e->c);
+    for (int i = 0; i < e->nargs; i++)
+        scan_half(h, e->args[i]);
+}
+
+static void scan_half_stmt(void *user, kc_ir_stmt *s)
+{
+    half_scan *h = user;
+    const kc_ir_expr *es[] = {s->index, s->value, s->cmp, s->cond, s->post};
+    for (size_t i = 0; i < KC_COUNT(es); i++)
+        scan_half(h, es[i]);
+    for (int i = 0; i < s->ncases; i++)
+        for (int k = 0; s->cases[i].values && k < s->cases[i].nvalues; k++)
+            scan_half(h, s->cases[i].values[k]);
 }
 
 static void scan_half_vars(spv *S)
 {
-    bool need = false;
-    kc_ir_map_exprs((kc_ir_block *)&S->fn->body, scan_half, &need);
+    half_scan h = {false, false};
+    kc_ir_walk((kc_ir_block *)&S->fn->body, scan_half_stmt, &h);
+    bool buffers = false;
+    for (int i = 0; i < S->fn->nparams; i++)
+        buffers |= S->fn->params[i]->is_buffer && S->fn->params[i]->type->scalar == KC_S_HALF;
+    bool need = h.arith || (h.any && !buffers);
     for (int i = 0; i < S->fn->vars.len; i++) {
         const kc_ir_var *v = S->fn->vars.items[i];
         need |= v->type->scalar == KC_S_HALF && v->mem != KIR_MEM_CONST;
@@ -290,7 +330,7 @@ static void emit_function(spv *S)
 {
     uint32_t block_type = 0;
     SpvStorageClass sc = SpvStorageClassPushConstant;
-    uint32_t scalars = declare_scalars(S, &block_type, &sc);
+    uint32_t scalars = S->scalars = declare_scalars(S, &block_type, &sc);
     for (int i = 0; i < S->fn->nparams; i++)
         if (S->fn->params[i]->is_buffer)
             declare_buffer(S, S->fn->params[i]);
@@ -327,6 +367,8 @@ static uint32_t *assemble(spv *S, uint32_t fn, size_t *nwords)
     int ni = 0;
     for (int i = 0; i < S->ninputs; i++)
         iface[ni++] = S->inputs[i];
+    if (S->o->spirv_minor >= 4 && S->scalars)
+        iface[ni++] = S->scalars;
     if (S->o->spirv_minor >= 4)
         for (int i = 0; i < S->vars.cap && ni < 600; i++)
             if (S->vars.keys[i]) {
@@ -422,6 +464,7 @@ bool kc_spv_emit(const kc_ir_module *m, const kc_spv_options *o, kc_spv_module *
     const kc_ir_func *k = m->kernel;
     out->layout.push_offset = calloc((size_t)k->nparams + 1, sizeof(int));
     S.param_value = kc_arena_alloc(&arena, sizeof(uint32_t) * (size_t)(k->nparams + 1));
+    S.param_float = kc_arena_alloc(&arena, sizeof(uint32_t) * (size_t)(k->nparams + 1));
     kc_spv_scalar_layout(k, o->push_limit, out->layout.push_offset, &out->layout.push_size, &out->layout.spilled);
     out->layout.nbuffers = k->nbuffers;
     for (int i = 0; i < 3; i++)

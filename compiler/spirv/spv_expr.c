@@ -433,7 +433,11 @@ uint32_t spv_expr(spv *S, const kc_ir_expr *e)
         uint32_t c = spv_expr(S, e->a), a = spv_expr(S, e->b), b = spv_expr(S, e->c);
         return select_(S, e->type, c, a, b);
     }
-    case KIR_CAST: return spv_convert(S, spv_expr(S, e->a), e->a->type, e->type);
+    case KIR_CAST:
+        if (e->a->kind == KIR_PARAM && S->param_float[e->a->param->index] && e->type->scalar == KC_S_FLOAT &&
+            e->type->lanes == 1) /* a half parameter, as the float the host passed */
+            return S->param_float[e->a->param->index];
+        return spv_convert(S, spv_expr(S, e->a), e->a->type, e->type);
     case KIR_LANE:
         return spv_emit_op(S, SpvOpCompositeExtract, spv_type(S, e->type), 2,
                            (uint32_t[]){spv_expr(S, e->a), (uint32_t)e->lane});

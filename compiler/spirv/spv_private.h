@@ -44,7 +44,9 @@ typedef struct spv {
     kc_map cache;     /* types and constants, by a key */
     kc_map vars;      /* "%p" of a kc_ir_var or kc_ir_param -> spv_var* */
     uint32_t glsl;    /* the GLSL.std.450 import */
+    uint32_t scalars; /* the scalars' block variable, if any */
     uint32_t *param_value; /* scalar parameters, loaded once in the entry block */
+    uint32_t *param_float; /* half parameters: the float the host passed */
     uint32_t inputs[8];    /* builtin input variables, made on first use */
     uint32_t input_list[8];
     int ninputs;

@@ -1,0 +1,256 @@
+/*
+ * test_spirv.c — the SPIR-V backend, structurally: every kernel kc has
+ * (these tests' own, the kir goldens, the DSL corpus, the shipped
+ * package) compiles in every variant to a module that SPIRV-Tools
+ * validates for Vulkan 1.1, and for SPIR-V 1.4 and 1.5, whose entry-point
+ * rules differ; capabilities appear exactly when a kernel needs them;
+ * scalars spill to a storage buffer past the push-constant limit.
+ * Running the modules is the runtime's tests' job.
+ */
+#include "kc_test.h"
+
+#include <dirent.h>
+
+#include "kc_dsl.h"
+#include "kc_ir.h"
+#include "kc_spirv.h"
+
+#define MAX_VARIANTS_PER_KERNEL 48
+
+typedef struct sweep {
+    kc_ctx *c;
+    const kc_program *p;
+    const kc_func *k;
+    long modules, failures, seen, stride;
+} sweep;
+
+static bool emit(kc_ctx *c, const kc_program *p, const kc_func *k, const kc_ir_binding *b, int minor,
+                 kc_spv_module *out)
+{
+    kc_ir_module *m = kc_ir_compile(&c->arena, &c->diag, p, k, b, NULL);
+    if (!m)
+        return false;
+    kc_spv_options o;
+    kc_spv_default_options(&o);
+    o.spirv_minor = minor;
+    return kc_spv_emit(m, &o, out, &c->diag);
+}
+
+static void one_variant(void *user, const kc_ir_binding *b)
+{
+    sweep *s = user;
+    if (s->seen++ % s->stride)
+        return; /* large spaces: an even sample */
+    for (int minor = 3; minor <= 5; minor++) {
+        kc_spv_module m;
+        if (emit(s->c, s->p, s->k, b, minor, &m)) {
+            s->modules++;
+            kc_spv_module_free(&m);
+        } else {
+            fprintf(stderr, "%s %s (SPIR-V 1.%d) failed:\n%s\n", s->k->name, kc_ir_binding_text(&s->c->arena, b),
+                    minor, s->c->diag.text.data ? s->c->diag.text.data : "");
+            s->failures++;
+        }
+    }
+}
+
+static void sweep_file(const char *path, long *modules, long *failures)
+{
+    kc_ctx c;
+    kc_ctx_init(&c, stderr);
+    kc_program *p = kc_dsl_parse(&c, path);
+    if (!p) {
+        (*failures)++;
+        kc_ctx_free(&c);
+        return;
+    }
+    for (int i = 0; i < p->funcs.len; i++) {
+        const kc_func *k = p->funcs.items[i];
+        if (!k->is_kernel)
+            continue;
+        long n = kc_ir_each_variant(&c.arena, p, k, NULL, NULL);
+        sweep s = {&c, p, k, 0, 0, 0, n > MAX_VARIANTS_PER_KERNEL ? n / MAX_VARIANTS_PER_KERNEL + 1 : 1};
+        kc_ir_each_variant(&c.arena, p, k, one_variant, &s);
+        *modules += s.modules;
+        *failures += s.failures;
+    }
+    kc_ctx_free(&c);
+}
+
+static void sweep_dir(const char *dir, long *modules, long *failures, int *files)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 3, ".kc") != 0)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        sweep_file(path, modules, failures);
+        (*files)++;
+    }
+    closedir(d);
+}
+
+static void every_kernel_validates(void **state)
+{
+    (void)state;
+    long modules = 0, failures = 0;
+    int files = 0;
+    sweep_dir(KC_SRC("tests/spirv/kernels"), &modules, &failures, &files);
+    sweep_dir(KC_SRC("tests/ir/golden"), &modules, &failures, &files);
+    sweep_dir(KC_SRC("tests/dsl/corpus/ok"), &modules, &failures, &files);
+    sweep_dir(KC_SRC("kernels"), &modules, &failures, &files);
+    fprintf(stderr, "validated %ld modules from %d files\n", modules, files);
+    assert_true(files >= 4);
+    assert_int_equal(0, failures);
+}
+
+/* ---- one kernel at a time -------------------------------------------------------- */
+
+typedef struct compiled {
+    kc_ctx c;
+    kc_spv_module m;
+    char *text;
+} compiled;
+
+static void compile_file(compiled *out, const char *rel, int minor)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", KC_SOURCE_DIR, rel);
+    kc_ctx_init(&out->c, stderr);
+    kc_program *p = kc_dsl_parse(&out->c, path);
+    assert_non_null(p);
+    const kc_func *k = NULL;
+    for (int i = 0; i < p->funcs.len && !k; i++)
+        if (((const kc_func *)p->funcs.items[i])->is_kernel)
+            k = p->funcs.items[i];
+    kc_ir_binding b = kc_ir_default_binding(&out->c.arena, p, k);
+    assert_true(emit(&out->c, p, k, &b, minor, &out->m));
+    char err[256];
+    out->text = kc_spv_disassemble(out->m.words, out->m.nwords, err, sizeof(err));
+    assert_non_null(out->text);
+}
+
+static void free_compiled(compiled *c)
+{
+    free(c->text);
+    kc_spv_module_free(&c->m);
+    kc_ctx_free(&c->c);
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+static void capabilities_only_when_used(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/spirv/kernels/control_flow.kc", 3);
+    assert_int_equal(1, count(c.text, "OpCapability"));
+    ASSERT_CONTAINS(c.text, "OpCapability Shader");
+    assert_true(count(c.text, "OpLoopMerge") >= 4);
+    assert_true(count(c.text, "OpSelectionMerge") >= 4);
+    ASSERT_CONTAINS(c.text, "OpSwitch");
+    assert_false(c.m.layout.needs_float16 || c.m.layout.needs_subgroups || c.m.layout.needs_int64);
+    free_compiled(&c);
+
+    compile_file(&c, "tests/spirv/kernels/types.kc", 3);
+    ASSERT_CONTAINS(c.text, "OpCapability Int64");
+    ASSERT_CONTAINS(c.text, "OpCapability Float16");
+    ASSERT_CONTAINS(c.text, "OpCapability StorageBuffer16BitAccess");
+    ASSERT_CONTAINS(c.text, "ArrayStride 2"); /* half */
+    ASSERT_CONTAINS(c.text, "ArrayStride 8"); /* half4, long, float2 */
+    ASSERT_CONTAINS(c.text, "ArrayStride 16"); /* float4, int4 */
+    assert_true(c.m.layout.needs_float16 && c.m.layout.needs_int64 && c.m.layout.needs_storage16);
+    free_compiled(&c);
+
+    compile_file(&c, "tests/spirv/kernels/shared_atomics.kc", 3);
+    ASSERT_CONTAINS(c.text, "OpCapability GroupNonUniformArithmetic");
+    ASSERT_CONTAINS(c.text, "OpControlBarrier");
+    ASSERT_CONTAINS(c.text, "OpAtomicCompareExchange"); /* float atomic add as a CAS loop */
+    ASSERT_CONTAINS(c.text, "OpAtomicSMax");
+    ASSERT_CONTAINS(c.text, "OpAtomicUMax");
+    ASSERT_CONTAINS(c.text, "Workgroup");
+    free_compiled(&c);
+}
+
+static void scalars_spill_past_the_limit(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/spirv/kernels/many_scalars.kc", 3);
+    assert_true(c.m.layout.spilled);
+    assert_int_equal(36 * 4, c.m.layout.push_size);
+    assert_int_equal(1, c.m.layout.nbuffers);
+    assert_int_equal(-1, c.m.layout.push_offset[0]);
+    assert_int_equal(0, c.m.layout.push_offset[1]);
+    assert_int_equal(35 * 4, c.m.layout.push_offset[36]);
+    assert_false(c.m.layout.needs_float16); /* half scalars are read as the float the host passes */
+    assert_int_equal(0, count(c.text, "PushConstant"));
+    ASSERT_CONTAINS(c.text, "OpDecorate %scalars Binding 1");
+    free_compiled(&c);
+
+    compile_file(&c, "tests/ir/golden/saxpy.kc", 3);
+    assert_false(c.m.layout.spilled);
+    assert_int_equal(8, c.m.layout.push_size);
+    ASSERT_CONTAINS(c.text, "PushConstant");
+    free_compiled(&c);
+}
+
+static void interface_lists_follow_the_version(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/ir/golden/saxpy.kc", 3);
+    /* 1.3: only the Input variables */
+    const char *ep = strstr(c.text, "OpEntryPoint");
+    assert_non_null(ep);
+    char line[512];
+    snprintf(line, sizeof(line), "%.*s", (int)(strchr(ep, '\n') - ep), ep);
+    assert_null(strstr(line, "%x"));
+    free_compiled(&c);
+    compile_file(&c, "tests/ir/golden/saxpy.kc", 4);
+    ep = strstr(c.text, "OpEntryPoint");
+    snprintf(line, sizeof(line), "%.*s", (int)(strchr(ep, '\n') - ep), ep);
+    ASSERT_CONTAINS(line, "%x"); /* 1.4: every global the entry point uses */
+    ASSERT_CONTAINS(line, "%scalars");
+    free_compiled(&c);
+}
+
+static void validator_catches_a_broken_module(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/ir/golden/saxpy.kc", 3);
+    /* corrupt the id bound: the validator must refuse it */
+    uint32_t saved = c.m.words[3];
+    c.m.words[3] = 2;
+    char *msg = kc_spv_validate(c.m.words, c.m.nwords, 3);
+    assert_non_null(msg);
+    free(msg);
+    c.m.words[3] = saved;
+    msg = kc_spv_validate(c.m.words, c.m.nwords, 3);
+    assert_null(msg);
+    free_compiled(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_kernel_validates),
+        cmocka_unit_test(capabilities_only_when_used),
+        cmocka_unit_test(scalars_spill_past_the_limit),
+        cmocka_unit_test(interface_lists_follow_the_version),
+        cmocka_unit_test(validator_catches_a_broken_module),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
