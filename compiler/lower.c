@@ -692,8 +692,13 @@ static void lower_switch(lower *L, kc_ir_block *b, const kc_stmt *s)
         const kc_stmt *st = body->body.items[i];
         if (st->kind == KC_S_CASE || st->kind == KC_S_DEFAULT) {
             if (!label_run) {
+                int run = 0; /* the labels of this case, to size its list */
+                for (int k = i; k < body->body.len && (((const kc_stmt *)body->body.items[k])->kind == KC_S_CASE ||
+                                                        ((const kc_stmt *)body->body.items[k])->kind == KC_S_DEFAULT);
+                     k++)
+                    run++;
                 cur = &sw->cases[sw->ncases++];
-                cur->value_exprs = kc_arena_alloc(L->a, sizeof(kc_iexpr *) * (size_t)(body->body.len + 1));
+                cur->value_exprs = kc_arena_alloc(L->a, sizeof(kc_iexpr *) * (size_t)(run + 1));
             }
             label_run = true;
             if (st->kind == KC_S_DEFAULT)

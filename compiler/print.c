@@ -103,10 +103,15 @@ static void expr(printer *P, const kc_ir_expr *e)
         expr(P, e->a);
         kc_buf_putc(b, ']');
         return;
-    case KIR_UNARY:
+    case KIR_UNARY: { /* -(-a), not --a */
+        bool paren = e->a->kind == KIR_UNARY || (e->a->kind == KIR_CONST && !kc_type_is_float(e->a->type) &&
+                                                  kc_scalar_is_signed(e->a->type->scalar) && (int64_t)e->a->ival < 0);
         kc_buf_puts(b, kc_op_text(e->op));
+        kc_buf_puts(b, paren ? "(" : "");
         expr(P, e->a);
+        kc_buf_puts(b, paren ? ")" : "");
         return;
+    }
     case KIR_BINARY:
         kc_buf_putc(b, '(');
         expr(P, e->a);

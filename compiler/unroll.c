@@ -194,9 +194,42 @@ static void expand(unroller *U, kc_ir_block *out, kc_ir_stmt *loop, const trip *
     kc_ir_push(a, out, outer);
 }
 
+static bool has_continue(const kc_ir_stmt *s) { return s->kind == KIR_CONTINUE; }
+
+/*
+ * `int i = 0; KC_UNROLL while (i < N) { …; i++; }` (and do/while) counts
+ * like a for loop: the counter is set to a constant by the last straight
+ * assignment before the loop, and the body's last statement steps it.
+ * Without a continue (which would skip the step) the loop is the same as
+ * for (i = 0; i < N; i++) { … }, so it gets that shape and unrolls as one.
+ */
+static void as_for_loop(unroller *U, const kc_ir_block *before, kc_ir_stmt *s)
+{
+    if (s->init.len || s->step.len || !s->body.len)
+        return;
+    kc_ir_stmt *last = s->body.stmts[s->body.len - 1];
+    if (last->kind != KIR_ASSIGN || last->lane >= 0 || kc_ir_any_stmt(&s->body, has_continue))
+        return;
+    const kc_ir_stmt *start = NULL;
+    for (int i = before->len - 1; i >= 0 && !start; i--) {
+        const kc_ir_stmt *b = before->stmts[i];
+        if (b->kind != KIR_ASSIGN)
+            return; /* control flow might change the counter */
+        if (b->var == last->var)
+            start = b;
+    }
+    int64_t v;
+    if (!start || !kc_ir_const_value(start->value, &v))
+        return;
+    kc_ir_push(U->m->arena, &s->init, (kc_ir_stmt *)start);
+    kc_ir_push(U->m->arena, &s->step, last);
+    s->body.len--;
+}
+
 static void unroll_stmt(unroller *U, kc_ir_block *out, kc_ir_stmt *s)
 {
     if (s->kind == KIR_LOOP && (s->unroll || s->unroll_small) && U->ok) {
+        as_for_loop(U, out, s);
         trip t;
         if (count_trips(U, s, &t)) {
             long size = kc_ir_count_stmts(&s->body) + 2;

@@ -143,6 +143,9 @@ bool kc_ir_parse_binding(kc_arena *a, const kc_program *p, const kc_func *k, con
 {
     *out = kc_ir_default_binding(a, p, k);
     const char *s = text;
+    if (s && strcmp(s, "-") == 0) /* how `kc variants` writes a kernel without tunables */
+        s = "";
+    bool *given = kc_arena_alloc(a, sizeof(bool) * (size_t)(out->n + 1));
     while (s && *s) {
         const char *eq = strchr(s, '='), *comma = strchr(s, ',');
         if (!comma)
@@ -159,6 +162,11 @@ bool kc_ir_parse_binding(kc_arena *a, const kc_program *p, const kc_func *k, con
             snprintf(err, errlen, "'%.*s' is not a tunable of kernel '%s'", (int)(eq - s), s, k->name);
             return false;
         }
+        if (given[slot]) {
+            snprintf(err, errlen, "%s is given twice", out->names[slot]);
+            return false;
+        }
+        given[slot] = true;
         char *end;
         long long v = strtoll(eq + 1, &end, 10);
         if (end != comma || end == eq + 1) {

@@ -56,5 +56,8 @@ void kc_sema(kc_ctx *c, kc_program *p);
  * accepts; beyond it, a clear error instead of a stack overflow. */
 #define KC_MAX_NESTING 256
 #define KC_MAX_INCLUDE_DEPTH 64
+#define KC_MAX_EXPANSION (1 << 22) /* tokens all macro expansions may produce */
+#define KC_MAX_TUNABLE_VALUES 4096
+#define KC_MAX_SPACE (1 << 20) /* variants in one kernel's search space */
 
 #endif

@@ -332,6 +332,7 @@ struct kc_func {
     kc_iexpr *grid_size[3]; /* after sema: over scalar parameters and tunables */
     kc_vec tunables;    /* kc_tunable* the function uses, itself or through callees */
     kc_vec callees;     /* kc_func* called directly */
+    kc_vec call_sites;  /* kc_expr* of those calls, in the same order */
     int nlocals;
     bool uses_shared, uses_subgroups, uses_atomics, uses_half, uses_long;
 };

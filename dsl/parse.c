@@ -697,6 +697,20 @@ typedef struct specs {
     bool is_const, is_static, is_shared, is_inline;
 } specs;
 
+/* Is the token one edit (a changed, added or dropped letter) from word? */
+static bool near_miss(const token *t, const char *word)
+{
+    int n = (int)strlen(word), m = t->len, i = 0;
+    if (m - n > 1 || n - m > 1)
+        return false;
+    while (i < m && i < n && t->text[i] == word[i])
+        i++;
+    if (m == n)
+        return strncmp(t->text + i + 1, word + i + 1, (size_t)(n - i - 1)) == 0;
+    return m > n ? strncmp(t->text + i + 1, word + i, (size_t)(n - i)) == 0
+                 : strncmp(t->text + i, word + i + 1, (size_t)(m - i)) == 0;
+}
+
 /* specs = ("const" | "static" | "KC_SHARED" | "inline" | type-name)+ */
 static bool decl_specs(parser *P, specs *s)
 {
@@ -721,7 +735,15 @@ static bool decl_specs(parser *P, specs *s)
             break;
     }
     if (!s->type) {
-        error_at(P, peek(P)->loc, "expected a type, found %s", describe(P, peek(P)));
+        const token *t = peek(P);
+        error_at(P, t->loc, "expected a type, found %s", describe(P, t));
+        static const char *const words[] = {"KC_KERNEL", "KC_WORKGROUP", "KC_GRID", "KC_SHARED", "KC_MAY_ALIAS",
+                                            "KC_TUNE", "KC_REQUIRE", "KC_UNROLL"};
+        for (size_t i = 0; t->kind == TK_IDENT && t->len > 3 && !strncmp(t->text, "KC_", 3) && i < KC_COUNT(words); i++)
+            if (near_miss(t, words[i])) {
+                kc_diag_fix(&P->c->diag, "did you mean %s?", words[i]);
+                break;
+            }
         return false;
     }
     return true;
@@ -780,6 +802,10 @@ static kc_sym *param(parser *P)
         return NULL;
     kc_sym *sym = new_sym(P, KC_SYM_PARAM, name, t->loc, &s);
     array_dims(P, &sym->dim_exprs);
+    if (s.is_shared)
+        error_at(P, s.loc, "a parameter cannot be KC_SHARED");
+    if (s.is_static)
+        error_at(P, s.loc, "a parameter cannot be static");
     if (stars) {
         sym->is_buffer = true;
         if (sym->dim_exprs.len)
@@ -834,6 +860,12 @@ static kc_stmt *local_decl(parser *P)
         kc_diag_fix(&P->c->diag, "use KC_SHARED for memory shared by the workgroup, or a plain local");
     }
     do {
+        if (is(P, "(") && tok_is(peek_at(P, 1), "*")) {
+            error_at(P, peek(P)->loc, "function pointers are not in the language");
+            kc_diag_fix(&P->c->diag, "call the function directly; kc inlines helpers");
+            sync_stmt(P);
+            return d;
+        }
         if (is(P, "*")) {
             error_at(P, peek(P)->loc, "pointer variables are not in the language");
             kc_diag_fix(&P->c->diag, "index the buffer directly: x[i]");
@@ -956,6 +988,26 @@ static kc_stmt *stmt_inner(parser *P)
         expect_semi(P, "after the return value");
         return s;
     }
+    if (tok_is(t, "else")) {
+        error_at(P, t->loc, "'else' without a matching 'if'");
+        kc_diag_fix(&P->c->diag, "check the braces of the 'if' before it");
+        next(P);
+        return new_stmt(P, KC_S_EMPTY, t->loc);
+    }
+    if (t->kind == TK_IDENT && !is_reserved(t) && peek_at(P, 1)->kind == TK_IDENT && !is_reserved(peek_at(P, 1)) &&
+        (tok_is(peek_at(P, 2), "=") || tok_is(peek_at(P, 2), ";") || tok_is(peek_at(P, 2), "[") ||
+         tok_is(peek_at(P, 2), ","))) {
+        /* "float3 p;": a declaration with a type kc does not have */
+        error_at(P, t->loc, "unknown type '%s'", tok_str(P->c, t));
+        if (t->len > 1 && (t->text[t->len - 1] == '3' || t->text[t->len - 1] == '8'))
+            kc_diag_fix(&P->c->diag, "kc's vectors have 2 or 4 components: float2, float4, half2, half4, int2, int4, uint2, uint4");
+        else if (tok_is(t, "__half") || tok_is(t, "_Float16"))
+            kc_diag_fix(&P->c->diag, "write 'half'");
+        else
+            kc_diag_fix(&P->c->diag, "kc's types are bool, int, uint, long, ulong, half, float and their 2- and 4-vectors");
+        sync_stmt(P);
+        return new_stmt(P, KC_S_EMPTY, t->loc);
+    }
     if (tok_is(t, "goto")) {
         error_at(P, t->loc, "goto is not in the language");
         kc_diag_fix(&P->c->diag, "use break, continue or a flag");
@@ -999,8 +1051,15 @@ static kc_stmt *compound(parser *P)
         int before = P->pos;
         kc_stmt *s = stmt(P);
         kc_vec_push(&P->c->arena, &b->body, s);
-        if (P->panic)
-            sync_stmt(P);
+        /* after an error, skip to the statement's end, unless it already
+         * ended there: the next statement deserves its own check */
+        if (P->panic) {
+            const token *last = P->pos ? &P->t[P->pos - 1] : NULL;
+            if (last && (tok_is(last, ";") || tok_is(last, "}")))
+                P->panic = false;
+            else
+                sync_stmt(P);
+        }
         if (P->pos == before) /* no progress: skip a token rather than loop */
             next(P);
     }

@@ -30,6 +30,7 @@ typedef struct cond {
     kc_loc loc;
     bool outer_active; /* was the group around this one being kept? */
     bool taken;        /* is this branch being kept? */
+    bool any_taken;    /* was any branch of this conditional kept? */
     bool seen_else;
 } cond;
 
@@ -39,7 +40,10 @@ typedef struct pp {
     kc_map once; /* real paths of #pragma once files already read */
     tokvec *out;
     int stack[KC_MAX_INCLUDE_DEPTH]; /* files being read */
+    kc_loc include_at[KC_MAX_INCLUDE_DEPTH]; /* the #include that opened each */
     int depth;
+    bool aborted; /* an include cycle or a runaway macro: stop reading altogether */
+    long expanded; /* tokens produced by macro expansion so far */
     int header_file; /* <kc.h> in the source table, once added */
     int expand_depth;
 } pp;
@@ -68,6 +72,8 @@ static void define(pp *P, const char *name, token *body, int nbody, kc_loc loc)
 static void emit(pp *P, const token *t, kc_loc use)
 {
     macro *m = find_macro(P, t);
+    if (P->aborted)
+        return;
     if (!m || m->expanding || t->noexpand) {
         token copy = *t;
         if (use.file >= 0) { /* from a macro: it sits where the macro was used */
@@ -84,6 +90,13 @@ static void emit(pp *P, const token *t, kc_loc use)
         return;
     }
     kc_loc at = use.file >= 0 ? use : t->loc;
+    P->expanded += m->nbody;
+    if (P->expanded > KC_MAX_EXPANSION) { /* #define A B B, #define B C C, …: exponential */
+        if (!P->aborted)
+            kc_error_at(&P->c->diag, at, "macro '%s' expands to more than %d tokens", m->name, KC_MAX_EXPANSION);
+        P->aborted = true;
+        return;
+    }
     m->expanding = true;
     P->expand_depth++;
     for (int i = 0; i < m->nbody; i++)
@@ -127,10 +140,26 @@ static const char *real_path(kc_arena *a, const char *path)
     return realpath(path, buf) ? kc_arena_strdup(a, buf) : path;
 }
 
-static void include_chain_note(pp *P)
+/* Too deep: find the first file that includes itself again and report
+ * the #include that closes that cycle, once. */
+static void report_cycle(pp *P, kc_loc deepest)
 {
-    for (int i = P->depth - 1; i >= 0 && i >= P->depth - 4; i--)
-        kc_note_at(&P->c->diag, KC_NO_LOC, "included from '%s'", P->c->src.files[P->stack[i]]->path);
+    kc_ctx *c = P->c;
+    for (int j = 1; j < P->depth; j++) {
+        const char *pj = real_path(&c->arena, c->src.files[P->stack[j]]->path);
+        for (int i = 0; i < j; i++) {
+            if (strcmp(pj, real_path(&c->arena, c->src.files[P->stack[i]]->path)) != 0)
+                continue;
+            kc_buf chain = {0};
+            for (int k = i; k <= j; k++)
+                kc_buf_printf(&chain, "%s'%s'", k > i ? " includes " : "", c->src.files[P->stack[k]]->path);
+            kc_error_at(&c->diag, P->include_at[i + 1], "#include cycle: %s", chain.data);
+            kc_diag_fix(&c->diag, "add an include guard or '#pragma once' to the headers, or break the cycle");
+            kc_buf_free(&chain);
+            return;
+        }
+    }
+    kc_error_at(&c->diag, deepest, "#include nested more than %d deep", KC_MAX_INCLUDE_DEPTH);
 }
 
 static void do_include(pp *P, const tokvec *v, int i, int end)
@@ -177,12 +206,11 @@ static void do_include(pp *P, const tokvec *v, int i, int end)
         }
     }
     if (P->depth >= KC_MAX_INCLUDE_DEPTH) {
-        kc_error_at(&c->diag, name->loc, "#include nested more than %d deep; do the files include each other?",
-                    KC_MAX_INCLUDE_DEPTH);
-        kc_diag_fix(&c->diag, "add an include guard or '#pragma once' to each header, or break the cycle");
-        include_chain_note(P);
+        report_cycle(P, name->loc);
+        P->aborted = true;
         return;
     }
+    P->include_at[P->depth] = name->loc;
     pp_file(P, file);
 }
 
@@ -237,6 +265,7 @@ static void do_ifdef(pp *P, kc_vec *conds, const tokvec *v, int i, int end, bool
         k->taken = (find_macro(P, &v->t[i]) != NULL) == want_defined;
         extra_tokens(P, v, i + 1, end, want_defined ? "ifdef" : "ifndef");
     }
+    k->any_taken = k->taken;
     kc_vec_push(&c->arena, conds, k);
 }
 
@@ -251,15 +280,20 @@ static void directive(pp *P, kc_vec *conds, const tokvec *v, int hash, int end)
     if (tok_is(d, "ifdef") || tok_is(d, "ifndef")) {
         do_ifdef(P, conds, v, i, end, tok_is(d, "ifdef"));
     } else if (tok_is(d, "if") || tok_is(d, "elif")) {
-        if (on || tok_is(d, "if"))
+        /* refused wherever C would evaluate it; its group is never kept
+         * (kc cannot know the value), so only one error comes of it */
+        cond *k = tok_is(d, "elif") && conds->len ? conds->items[conds->len - 1] : NULL;
+        if (tok_is(d, "if") ? on : !k || k->outer_active) {
             kc_error_at(&c->diag, d->loc, "#%.*s expressions are not supported", d->len, d->text);
-        kc_diag_fix(&c->diag, "use #ifdef NAME / #ifndef NAME");
+            kc_diag_fix(&c->diag, "use #ifdef NAME / #ifndef NAME");
+        }
         if (tok_is(d, "if")) {
-            cond *k = KC_NEW(&c->arena, cond);
+            k = KC_NEW(&c->arena, cond);
             k->loc = d->loc;
             k->outer_active = on;
-            k->taken = true;
             kc_vec_push(&c->arena, conds, k);
+        } else if (k) {
+            k->taken = false;
         }
     } else if (tok_is(d, "else") || tok_is(d, "endif")) {
         if (!conds->len) {
@@ -274,7 +308,7 @@ static void directive(pp *P, kc_vec *conds, const tokvec *v, int hash, int end)
             kc_error_at(&c->diag, d->loc, "#else after #else");
         } else {
             k->seen_else = true;
-            k->taken = !k->taken;
+            k->taken = !k->any_taken;
         }
     } else if (!on) {
         return; /* other directives in a skipped group are not read */
@@ -298,19 +332,16 @@ static void directive(pp *P, kc_vec *conds, const tokvec *v, int hash, int end)
             kc_error_at(&c->diag, d->loc, "unknown #pragma");
             kc_diag_fix(&c->diag, "kc knows only '#pragma once'");
         }
-    } else if (tok_is(d, "error") || tok_is(d, "warning")) {
+    } else if (tok_is(d, "error")) {
         kc_buf msg = {0};
         for (int k = i; k < end; k++)
             kc_buf_printf(&msg, "%s%.*s", k > i ? " " : "", v->t[k].len, v->t[k].text);
-        if (tok_is(d, "error"))
-            kc_error_at(&c->diag, d->loc, "#error %s", msg.data ? msg.data : "");
-        else
-            kc_warn_at(&c->diag, d->loc, "#warning %s", msg.data ? msg.data : "");
+        kc_error_at(&c->diag, d->loc, "#error %s", msg.data ? msg.data : "");
         kc_buf_free(&msg);
     } else {
         kc_error_at(&c->diag, d->loc, "#%.*s is not supported", d->len, d->text);
         kc_diag_fix(&c->diag, "kc's preprocessor knows #include, #define, #undef, #ifdef, #ifndef, "
-                              "#else, #endif and #pragma once");
+                              "#else, #endif, #error and #pragma once");
     }
 }
 
@@ -322,7 +353,7 @@ static void pp_file(pp *P, int file)
     P->stack[P->depth++] = file;
     kc_vec conds = {0};
     int i = 0;
-    while (i < v.n && !kc_diag_too_many(&c->diag)) {
+    while (i < v.n && !kc_diag_too_many(&c->diag) && !P->aborted) {
         const token *t = &v.t[i];
         if (t->bol && tok_is(t, "#")) {
             int end = line_end(&v, i + 1);
@@ -334,7 +365,7 @@ static void pp_file(pp *P, int file)
             emit(P, t, KC_NO_LOC);
         i++;
     }
-    for (int k = conds.len - 1; k >= 0; k--) {
+    for (int k = conds.len - 1; k >= 0 && !P->aborted; k--) {
         const cond *u = conds.items[k];
         kc_error_at(&c->diag, u->loc, "unterminated conditional: no #endif");
     }

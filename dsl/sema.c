@@ -365,9 +365,9 @@ static kc_scalar common_scalar(kc_scalar a, kc_scalar b)
     return rank(a) >= rank(b) ? a : b;
 }
 
-/* Common type of two operands; a scalar meets a vector by broadcasting. A
- * constant operand takes the other's type when it fits exactly, so `h * 2`
- * stays half and `x * 0.5f` stays what x is. */
+/* Common type of two operands, by C's usual arithmetic conversions (so
+ * `h * 2` is half and `h * 2.0f` is float); a scalar meets a vector by
+ * broadcasting. */
 static const kc_type *common_type(sema *S, kc_expr *a, kc_expr *b, kc_loc loc, const char *op)
 {
     const kc_type *ta = a->type, *tb = b->type;
@@ -394,20 +394,29 @@ static const kc_type *common_type(sema *S, kc_expr *a, kc_expr *b, kc_loc loc, c
         return kc_type_error();
     }
     int lanes = ta->lanes > tb->lanes ? ta->lanes : tb->lanes;
-    cval ca = fold(a), cb = fold(b);
-    kc_scalar s;
-    if (ca.ok && !cb.ok && const_fits(ca, tb) && tb->scalar != KC_S_BOOL)
-        s = tb->scalar;
-    else if (cb.ok && !ca.ok && const_fits(cb, ta) && ta->scalar != KC_S_BOOL)
-        s = ta->scalar;
-    else
-        s = common_scalar(ta->scalar, tb->scalar);
-    return kc_type_vector(s, lanes);
+    return kc_type_vector(common_scalar(ta->scalar, tb->scalar), lanes);
 }
 
 /* ---- integer expressions for sizes, grids and constraints ------------------------ */
 
-typedef enum { IX_TUNABLES, IX_PARAMS } ix_mode;
+/* IX_TUNABLES: constants and tunables (extents, workgroup, constraints);
+ * IX_PARAMS: also integer scalar parameters (buffer extents);
+ * IX_GRID: like IX_PARAMS, with only the operators DESIGN.md lists for
+ * KC_GRID: + - * / % << >> min max kc_cdiv. */
+typedef enum { IX_TUNABLES, IX_PARAMS, IX_GRID } ix_mode;
+
+static bool grid_operator(const kc_expr *e)
+{
+    switch (e->kind) {
+    case KC_E_INT: case KC_E_NAME: case KC_E_CAST: return true;
+    case KC_E_UNARY: return e->op == KC_OP_NEG;
+    case KC_E_BINARY:
+        return e->op == KC_OP_ADD || e->op == KC_OP_SUB || e->op == KC_OP_MUL || e->op == KC_OP_DIV ||
+               e->op == KC_OP_MOD || e->op == KC_OP_SHL || e->op == KC_OP_SHR;
+    case KC_E_CALL: return e->builtin == KC_B_MIN || e->builtin == KC_B_MAX || e->builtin == KC_B_CDIV;
+    default: return false;
+    }
+}
 
 /* Turns an AST integer expression into a kc_iexpr. Tunables and constants
  * are always allowed; integer scalar parameters only in IX_PARAMS mode. */
@@ -419,14 +428,23 @@ static kc_iexpr *to_iexpr(sema *S, const kc_expr *e, ix_mode mode, const char *w
     cval v = fold(e);
     if (v.ok && !v.is_float)
         return kc_iexpr_const(a, v.i);
+    if (mode == IX_GRID && !grid_operator(e)) {
+        ERR(S, e->loc, "KC_GRID allows only + - * / %% << >>, min, max and kc_cdiv");
+        if (e->kind == KC_E_COND)
+            FIX(S, "write min(a, b) or max(a, b) instead of a comparison");
+        return NULL;
+    }
     switch (e->kind) {
     case KC_E_NAME:
         if (e->sym && e->sym->kind == KC_SYM_TUNABLE)
             return kc_iexpr_name(a, e->sym->name);
-        if (e->sym && e->sym->kind == KC_SYM_PARAM && mode == IX_PARAMS && !e->sym->is_buffer &&
+        if (e->sym && e->sym->kind == KC_SYM_PARAM && mode != IX_TUNABLES && !e->sym->is_buffer &&
             kc_type_is_int(e->sym->type) && e->sym->type->kind == KC_TY_SCALAR)
             return kc_iexpr_name(a, e->sym->name);
-        if (mode == IX_TUNABLES && e->sym && e->sym->kind != KC_SYM_FUNC)
+        if (e->sym && e->sym->is_buffer)
+            ERR(S, e->loc, "%s cannot use buffer '%s'; it may use integer scalar parameters, tunables and constants",
+                what, e->name);
+        else if (mode == IX_TUNABLES && e->sym && e->sym->kind != KC_SYM_FUNC)
             ERR(S, e->loc, "%s must be known when the kernel is compiled: constants and tunables only, and '%s' is a %s",
                 what, e->name, e->sym->kind == KC_SYM_PARAM ? "parameter" : "variable");
         else
@@ -684,6 +702,12 @@ static kc_expr *type_binary(sema *S, kc_expr *e)
         }
         if (e->a->type->scalar == KC_S_BOOL)
             e->a = mk_cast(S, e->a, T(KC_S_INT));
+        cval amount = fold(e->b);
+        if (amount.ok && !amount.is_float && (amount.i < 0 || amount.i >= kc_scalar_bits(e->a->type->scalar))) {
+            ERR(S, e->b->loc, "shifting a '%s' by %lld is out of range (0 to %d)", tname(S, e->a->type),
+                (long long)amount.i, kc_scalar_bits(e->a->type->scalar) - 1);
+            return fail(e);
+        }
         e->b = mk_cast(S, e->b, e->a->type);
         e->type = e->a->type;
         return e;
@@ -726,10 +750,22 @@ static kc_expr *check_binary(sema *S, kc_expr *e)
     return type_binary(S, e);
 }
 
+/* x = …, x += 4, x++ on a buffer parameter: pointer arithmetic, say so. */
+static bool buffer_pointer_op(sema *S, const kc_expr *lhs, const char *op)
+{
+    if (lhs->kind != KC_E_NAME || !lhs->sym || !lhs->sym->is_buffer)
+        return false;
+    ERR(S, lhs->loc, "'%s' is a buffer and cannot be %s: pointer arithmetic is not in the language", lhs->sym->name, op);
+    FIX(S, "keep an integer offset and index with it: %s[i + offset]", lhs->sym->name);
+    return true;
+}
+
 static kc_expr *check_assign(sema *S, kc_expr *e)
 {
     e->a = check(S, e->a);
     e->b = check(S, e->b);
+    if (buffer_pointer_op(S, e->a, "assigned"))
+        return fail(e);
     if (is_err(e->a->type) || is_err(e->b->type))
         return fail(e);
     if (!check_lvalue(S, e->a, "assign to"))
@@ -760,6 +796,8 @@ static kc_expr *check_assign(sema *S, kc_expr *e)
 static kc_expr *check_incdec(sema *S, kc_expr *e)
 {
     e->a = check(S, e->a);
+    if (buffer_pointer_op(S, e->a, e->op == KC_OP_ADD ? "incremented" : "decremented"))
+        return fail(e);
     if (is_err(e->a->type) || !check_lvalue(S, e->a, e->op == KC_OP_ADD ? "increment" : "decrement"))
         return fail(e);
     if (!kc_type_is_arith(e->a->type)) {
@@ -1022,6 +1060,9 @@ static kc_expr *check_builtin(sema *S, kc_expr *e, int id)
         const kc_type *t = common_type(S, args[0], args[1], e->loc, b->name);
         args[0] = convert(S, args[0], t, "in kc_cdiv");
         args[1] = convert(S, args[1], t, "in kc_cdiv");
+        cval d = fold(args[1]);
+        if (d.ok && !d.is_float && d.i == 0)
+            ERR(S, args[1]->loc, "division by zero in kc_cdiv");
         e->type = t;
         return e;
     }
@@ -1109,8 +1150,10 @@ static kc_expr *check_helper_call(sema *S, kc_expr *e, kc_func *f)
         e->args.items[i] = convert(S, a, p->type, kc_arena_printf(&S->c->arena, "for parameter '%s' of '%s'", p->name, f->name));
         bad |= is_err(((kc_expr *)e->args.items[i])->type);
     }
-    if (S->fn)
+    if (S->fn) {
         kc_vec_push(&S->c->arena, &S->fn->callees, f);
+        kc_vec_push(&S->c->arena, &S->fn->call_sites, e);
+    }
     return bad ? fail(e) : e;
 }
 
@@ -1155,7 +1198,7 @@ static kc_expr *check_literal(sema *S, kc_expr *e)
         return e;
     }
     if (e->kind == KC_E_FLOAT) {
-        if (isinf((float)e->fval) && !isinf(e->fval)) {
+        if (isinf((float)e->fval)) { /* kc has no way to spell infinity, so it is an overflow */
             ERR(S, e->loc, "'%s' is too large for a float", e->name);
             return fail(e);
         }
@@ -1563,6 +1606,28 @@ static bool falls_through(const kc_stmt *s)
         return !forever || has_break(s->then, 0);
     }
     case KC_S_DO: return falls_through(s->then) || has_break(s->then, 0);
+    case KC_S_SWITCH: {
+        /* the end is reached without a default, through a break, or by
+         * running off the statements after the last label */
+        const kc_stmt *body = s->then;
+        if (!body || body->kind != KC_S_BLOCK || has_break(body, 0))
+            return true;
+        bool has_default = false;
+        int last_label = -1;
+        for (int i = 0; i < body->body.len; i++) {
+            const kc_stmt *st = body->body.items[i];
+            if (st->kind == KC_S_DEFAULT)
+                has_default = true;
+            if (st->kind == KC_S_CASE || st->kind == KC_S_DEFAULT)
+                last_label = i;
+        }
+        if (!has_default)
+            return true;
+        for (int i = last_label + 1; i < body->body.len; i++)
+            if (!falls_through(body->body.items[i]))
+                return false;
+        return true;
+    }
     default: return true;
     }
 }
@@ -1625,8 +1690,8 @@ static void check_attrs(sema *S, kc_func *f)
                 ERR(S, f->wg[i]->loc, "a workgroup size must be between 1 and 1024, not %lld", (long long)v);
         }
         if (f->grid[i]) {
-            f->grid[i] = check_value(S, f->grid[i]);
-            f->grid_size[i] = to_iexpr(S, f->grid[i], IX_PARAMS, "KC_GRID");
+            f->grid[i] = check(S, f->grid[i]); /* to_iexpr says what a buffer name is doing here */
+            f->grid_size[i] = to_iexpr(S, f->grid[i], IX_GRID, "KC_GRID");
         }
     }
 }
@@ -1732,6 +1797,10 @@ static void check_tunables(sema *S, kc_program *p)
             FIX(S, "KC_TUNE(%s, 64, 32, 64, 128): the default first, then every candidate", t->name);
             continue;
         }
+        if (t->exprs.len - 1 > KC_MAX_TUNABLE_VALUES) {
+            ERR(S, t->loc, "tunable '%s' has %d values; the limit is %d", t->name, t->exprs.len - 1, KC_MAX_TUNABLE_VALUES);
+            continue;
+        }
         t->values = kc_arena_alloc(&S->c->arena, sizeof(int64_t) * (size_t)t->exprs.len);
         for (int k = 0; k < t->exprs.len; k++) {
             kc_expr *e = t->exprs.items[k] = check_value(S, t->exprs.items[k]);
@@ -1789,6 +1858,19 @@ static void check_consts(sema *S, kc_program *p)
     }
 }
 
+static bool tunable_default(void *user, const char *name, int64_t *v)
+{
+    const kc_program *p = user;
+    for (int i = 0; i < p->tunables.len; i++) {
+        const kc_tunable *t = p->tunables.items[i];
+        if (strcmp(t->name, name) == 0) {
+            *v = t->def;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void check_requires(sema *S, kc_program *p)
 {
     for (int i = 0; i < p->requires.len; i++) {
@@ -1800,35 +1882,50 @@ static void check_requires(sema *S, kc_program *p)
         int64_t v;
         if (r->cond && iexpr_value(r->cond, &v) && !v)
             ERR(S, r->loc, "this KC_REQUIRE is always false");
+        else if (r->cond && kc_iexpr_eval(r->cond, tunable_default, p, &v, NULL, 0) && !v) {
+            /* the runtime falls back to the default variant: it must be valid */
+            ERR(S, r->loc, "the tunables' defaults break this KC_REQUIRE");
+            FIX(S, "pick defaults that satisfy it");
+        }
     }
 }
 
-/* Recursion is refused; the walk also folds each callee's tunables and
- * feature flags into its callers, so a kernel knows its whole space. */
+/* Recursion is refused, once per cycle, at the call that closes it; the
+ * walk also folds each callee's tunables and feature flags into its
+ * callers, so a kernel knows its whole space. */
+static void report_cycle(sema *S, const kc_vec *stack, const kc_func *f, const kc_expr *call)
+{
+    int from = stack->len - 1;
+    while (from > 0 && stack->items[from] != f)
+        from--;
+    kc_buf chain = {0};
+    for (int i = from; i < stack->len; i++)
+        kc_buf_printf(&chain, "'%s' calls ", ((const kc_func *)stack->items[i])->name);
+    kc_buf_printf(&chain, "'%s'", f->name);
+    ERR(S, call->loc, "recursion is not in the language: %s", chain.data);
+    FIX(S, "rewrite it as a loop");
+    kc_buf_free(&chain);
+}
+
 static void visit_calls(sema *S, kc_func *f, kc_map *state, kc_vec *stack)
 {
-    intptr_t st = (intptr_t)kc_map_get(state, f->name);
-    if (st == 2)
-        return;
-    if (st == 1) {
-        ERR(S, f->loc, "'%s' calls itself%s; recursion is not in the language", f->name,
-            stack->len > 1 ? " through other functions" : "");
-        for (int i = stack->len - 1; i >= 0 && ((kc_func *)stack->items[i]) != f; i--)
-            kc_note_at(&S->c->diag, ((kc_func *)stack->items[i])->loc, "through '%s'",
-                       ((kc_func *)stack->items[i])->name);
-        FIX(S, "rewrite it as a loop");
-        return;
-    }
     kc_map_put(&S->c->arena, state, f->name, (void *)1);
     kc_vec_push(&S->c->arena, stack, f);
     for (int i = 0; i < f->callees.len; i++) {
         kc_func *g = f->callees.items[i];
+        const kc_expr *call = f->call_sites.items[i];
         if (!g->defined) {
-            ERR(S, g->loc, "'%s' is declared but never defined", g->name);
+            ERR(S, call->loc, "'%s' is declared but never defined", g->name);
             g->defined = true; /* once */
             continue;
         }
-        visit_calls(S, g, state, stack);
+        intptr_t st = (intptr_t)kc_map_get(state, g->name);
+        if (st == 1) {
+            report_cycle(S, stack, g, call);
+            continue;
+        }
+        if (st == 0)
+            visit_calls(S, g, state, stack);
         S->fn = f;
         for (int k = 0; k < g->tunables.len; k++)
             use_tunable(S, g->tunables.items[k]);
@@ -1895,13 +1992,25 @@ void kc_sema(kc_ctx *c, kc_program *p)
         kc_func *f = p->funcs.items[i];
         if (f->body)
             check_func(&S, f);
+        else if (f->is_kernel)
+            ERR(&S, f->loc, "kernel '%s' is declared but has no body", f->name);
         if (kc_diag_too_many(&c->diag))
             return;
     }
     kc_map state = {0};
     kc_vec stack = {0};
     for (int i = 0; i < p->funcs.len; i++)
-        visit_calls(&S, p->funcs.items[i], &state, &stack);
+        if (!kc_map_get(&state, ((kc_func *)p->funcs.items[i])->name))
+            visit_calls(&S, p->funcs.items[i], &state, &stack);
+    for (int i = 0; i < p->funcs.len; i++) { /* a space kc can list, build and tune */
+        const kc_func *f = p->funcs.items[i];
+        double size = 1;
+        for (int k = 0; f->is_kernel && k < f->tunables.len; k++)
+            size *= ((const kc_tunable *)f->tunables.items[k])->nvalues;
+        if (size > KC_MAX_SPACE)
+            ERR(&S, f->loc, "kernel '%s' has a search space of %.0f variants; the limit is %d", f->name, size,
+                KC_MAX_SPACE);
+    }
     for (int i = 0; !c->diag.nerrors && i < p->funcs.len; i++) {
         kc_loc where;
         const kc_func *f = p->funcs.items[i];

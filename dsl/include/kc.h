@@ -28,14 +28,28 @@ typedef int int4 __attribute__((ext_vector_type(4)));
 typedef uint uint2 __attribute__((ext_vector_type(2)));
 typedef uint uint4 __attribute__((ext_vector_type(4)));
 
-static inline float2 kc_float2(float x, float y) { return (float2){x, y}; }
-static inline float4 kc_float4(float x, float y, float z, float w) { return (float4){x, y, z, w}; }
-static inline half2 kc_half2(half x, half y) { return (half2){x, y}; }
-static inline half4 kc_half4(half x, half y, half z, half w) { return (half4){x, y, z, w}; }
-static inline int2 kc_int2(int x, int y) { return (int2){x, y}; }
-static inline int4 kc_int4(int x, int y, int z, int w) { return (int4){x, y, z, w}; }
-static inline uint2 kc_uint2(uint x, uint y) { return (uint2){x, y}; }
-static inline uint4 kc_uint4(uint x, uint y, uint z, uint w) { return (uint4){x, y, z, w}; }
+/* Overloads, as kc has them: clang's overloadable attribute lets an
+ * editor see kc_float4(x) (every component x) beside kc_float4(x, y, z, w),
+ * and the math functions on half and on vectors (per component). */
+#define KC_OVL __attribute__((overloadable))
+#define KC_CTOR(V, T)                                                                              \
+    static inline V KC_OVL kc_##V(T x) { return (V)(x); }
+float2 KC_OVL kc_float2(float x, float y);
+float4 KC_OVL kc_float4(float x, float y, float z, float w);
+half2 KC_OVL kc_half2(half x, half y);
+half4 KC_OVL kc_half4(half x, half y, half z, half w);
+int2 KC_OVL kc_int2(int x, int y);
+int4 KC_OVL kc_int4(int x, int y, int z, int w);
+uint2 KC_OVL kc_uint2(uint x, uint y);
+uint4 KC_OVL kc_uint4(uint x, uint y, uint z, uint w);
+KC_CTOR(float2, float)
+KC_CTOR(float4, float)
+KC_CTOR(half2, half)
+KC_CTOR(half4, half)
+KC_CTOR(int2, int)
+KC_CTOR(int4, int)
+KC_CTOR(uint2, uint)
+KC_CTOR(uint4, uint)
 
 /* ---- declarations ------------------------------------------------------ */
 
@@ -77,26 +91,42 @@ void kc_barrier(void);
 
 /* ---- math: accurate (within 4 ulp; sqrtf correctly rounded) -------------- */
 
-float sqrtf(float);
-float rsqrtf(float);
-float expf(float);
-float exp2f(float);
-float logf(float);
-float log2f(float);
-float powf(float, float);
-float sinf(float);
-float cosf(float);
-float tanf(float);
-float tanhf(float);
-float erff(float);
-float fabsf(float);
-float floorf(float);
-float ceilf(float);
-float roundf(float);
-float fminf(float, float);
-float fmaxf(float, float);
-float fmaf(float, float, float);
-float copysignf(float, float);
+/* Each on float and on vectors (per component); kc also takes half, which
+ * an editor sees converted to float. */
+#define KC_MATH1(f)                                                                                \
+    float KC_OVL f(float);                                                                         \
+    float2 KC_OVL f(float2);                                                                       \
+    float4 KC_OVL f(float4);                                                                       \
+    half2 KC_OVL f(half2);                                                                         \
+    half4 KC_OVL f(half4);
+#define KC_MATH2(f)                                                                                \
+    float KC_OVL f(float, float);                                                                  \
+    float2 KC_OVL f(float2, float2);                                                               \
+    float4 KC_OVL f(float4, float4);                                                               \
+    half2 KC_OVL f(half2, half2);                                                                  \
+    half4 KC_OVL f(half4, half4);
+KC_MATH1(sqrtf)
+KC_MATH1(rsqrtf)
+KC_MATH1(expf)
+KC_MATH1(exp2f)
+KC_MATH1(logf)
+KC_MATH1(log2f)
+KC_MATH2(powf)
+KC_MATH1(sinf)
+KC_MATH1(cosf)
+KC_MATH1(tanf)
+KC_MATH1(tanhf)
+KC_MATH1(erff)
+KC_MATH1(fabsf)
+KC_MATH1(floorf)
+KC_MATH1(ceilf)
+KC_MATH1(roundf)
+KC_MATH2(fminf)
+KC_MATH2(fmaxf)
+KC_MATH2(copysignf)
+float KC_OVL fmaf(float, float, float);
+float2 KC_OVL fmaf(float2, float2, float2);
+float4 KC_OVL fmaf(float4, float4, float4);
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
 #define clamp(x, lo, hi) min(max((x), (lo)), (hi))
@@ -104,24 +134,32 @@ static inline int kc_cdiv(int a, int b) { return (a + b - 1) / b; }
 
 /* ---- math: fast (the device's native instructions) ------------------------ */
 
-float kc_fast_sqrtf(float);
-float kc_fast_rsqrtf(float);
-float kc_fast_expf(float);
-float kc_fast_exp2f(float);
-float kc_fast_logf(float);
-float kc_fast_log2f(float);
-float kc_fast_powf(float, float);
-float kc_fast_sinf(float);
-float kc_fast_cosf(float);
-float kc_fast_tanf(float);
-float kc_fast_tanhf(float);
-float kc_fast_divf(float, float);
+KC_MATH1(kc_fast_sqrtf)
+KC_MATH1(kc_fast_rsqrtf)
+KC_MATH1(kc_fast_expf)
+KC_MATH1(kc_fast_exp2f)
+KC_MATH1(kc_fast_logf)
+KC_MATH1(kc_fast_log2f)
+KC_MATH2(kc_fast_powf)
+KC_MATH1(kc_fast_sinf)
+KC_MATH1(kc_fast_cosf)
+KC_MATH1(kc_fast_tanf)
+KC_MATH1(kc_fast_tanhf)
+KC_MATH2(kc_fast_divf)
 
 /* ---- bits ---------------------------------------------------------------- */
 
-uint kc_as_uint(float);
-int kc_as_int(float);
-float kc_as_float(uint);
+/* kc additions: bit reinterpretation and the high half of a product */
+uint KC_OVL kc_as_uint(float);
+uint2 KC_OVL kc_as_uint(float2);
+uint4 KC_OVL kc_as_uint(float4);
+int KC_OVL kc_as_int(float);
+int2 KC_OVL kc_as_int(float2);
+int4 KC_OVL kc_as_int(float4);
+float KC_OVL kc_as_float(uint);
+float KC_OVL kc_as_float(int);
+float2 KC_OVL kc_as_float(uint2);
+float4 KC_OVL kc_as_float(uint4);
 uint kc_mul_hi(uint, uint);
 
 #endif /* __KC__ */

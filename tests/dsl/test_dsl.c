@@ -46,7 +46,7 @@ static const refusal refusals[] = {
     {"pointer arithmetic", K "void k(float *x, float *y) {\n  y[0] = (x + 1)[0];\n}", "t.kc:3:13:", "pointer arithmetic"},
     {"dereference", K "void k(float *x) {\n  *x = 1.0f;\n}", "t.kc:3:3:", "pointer dereference"},
     {"direct recursion", "static int f(int n) { return n ? f(n - 1) : 0; }\n" K "void k(int *x) { x[0] = f(3); }",
-     "t.kc:1:12:", "recursion is not in the language"},
+     "t.kc:1:34:", "recursion is not in the language: 'f' calls 'f'"},
     {"mutual recursion",
      "static int g(int);\nstatic int f(int n) { return g(n); }\nstatic int g(int n) { return f(n); }\n" K
      "void k(int *x) { x[0] = f(3); }",
@@ -350,6 +350,52 @@ static void limits_do_not_crash(void **state)
     }
 }
 
+/* Inputs that once blew up in time or memory: each now an error or a
+ * plain success. */
+static void runaway_inputs_are_bounded(void **state)
+{
+    (void)state;
+    kc_buf b = {0};
+    bool ok;
+    /* #define M0 M1 M1 … doubles 40 times */
+    for (int i = 0; i < 40; i++)
+        kc_buf_printf(&b, "#define M%d M%d M%d\n", i, i + 1, i + 1);
+    kc_buf_puts(&b, "#define M40 1\n" K "void k(int *y) { y[0] = M0; }\n");
+    char *text = diagnose(b.data, &ok);
+    assert_false(ok);
+    ASSERT_CONTAINS(text, "expands to more than");
+    free(text);
+    kc_buf_free(&b);
+    /* a switch with 20,000 cases compiles (it once took memory squared) */
+    kc_buf_puts(&b, K "void k(int *y) { switch (y[0]) {");
+    for (int i = 0; i < 20000; i++)
+        kc_buf_printf(&b, " case %d: y[1] = %d; break;", i, i);
+    kc_buf_puts(&b, " } }");
+    text = diagnose(b.data, &ok);
+    assert_true(ok);
+    free(text);
+    kc_buf_free(&b);
+    /* a search space too large to list */
+    for (int t = 0; t < 9; t++)
+        kc_buf_printf(&b, "KC_TUNE(T%d, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)\n", t);
+    kc_buf_puts(&b, K "void k(int *y) { y[0] = T0 + T1 + T2 + T3 + T4 + T5 + T6 + T7 + T8; }");
+    text = diagnose(b.data, &ok);
+    assert_false(ok);
+    ASSERT_CONTAINS(text, "search space of 1000000000 variants");
+    free(text);
+    kc_buf_free(&b);
+    /* a tunable with too many values */
+    kc_buf_puts(&b, "KC_TUNE(T, 0");
+    for (int i = 0; i < 5000; i++)
+        kc_buf_printf(&b, ", %d", i);
+    kc_buf_puts(&b, ")\n" K "void k(int *y) { y[0] = T; }");
+    text = diagnose(b.data, &ok);
+    assert_false(ok);
+    ASSERT_CONTAINS(text, "5000 values; the limit is 4096");
+    free(text);
+    kc_buf_free(&b);
+}
+
 /* ---- the corpus ----------------------------------------------------------------- */
 
 static bool has_suffix(const char *s, const char *suf)
@@ -371,73 +417,170 @@ static bool icontains(const char *hay, const char *needle, size_t hay_len)
     return false;
 }
 
-/* Checks one bad file: each "expect-error: S" line has an error there
- * mentioning S, and no other line has an error. */
+/* One annotation: "// expect-error: A|B", "// expect-error(G): A",
+ * "// expect-compile-error: A" (see tests/dsl/corpus/README.md). */
+typedef struct expectation {
+    const char *file;
+    int line;
+    char group[32];
+    char alts[256]; /* '|'-separated, lower case */
+    bool met;
+} expectation;
+
+typedef struct diag_line {
+    char file[1024];
+    int line;
+    const char *text; /* the message line */
+    size_t len;
+} diag_line;
+
+static bool matches_any(const char *text, size_t len, const char *alts)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", alts);
+    char *save = NULL;
+    for (char *a = strtok_r(buf, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
+        while (*a == ' ')
+            a++;
+        size_t n = strlen(a);
+        while (n && a[n - 1] == ' ')
+            a[--n] = 0;
+        if (n && icontains(text, a, len))
+            return true;
+    }
+    return false;
+}
+
+/* Collects the annotations of one source text. */
+static int scan_annotations(const char *path, const char *src, expectation *out, int max)
+{
+    int n = 0, line = 1;
+    for (const char *s = src; s && *s; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        const char *m = memmem(s, len, "expect-", 7);
+        if (m && n < max && (!strncmp(m, "expect-error", 12) || !strncmp(m, "expect-compile-error", 20))) {
+            expectation *x = &out[n++];
+            memset(x, 0, sizeof(*x));
+            x->file = path;
+            x->line = line;
+            const char *p = m + (m[7] == 'e' ? 12 : 20);
+            if (*p == '(') {
+                const char *close = memchr(p, ')', (size_t)(s + len - p));
+                snprintf(x->group, sizeof(x->group), "%.*s", close ? (int)(close - p - 1) : 0, p + 1);
+                p = close ? close + 1 : p;
+            }
+            if (*p == ':')
+                p++;
+            size_t k = 0;
+            while (p < s + len && *p != '*' && k + 1 < sizeof(x->alts))
+                x->alts[k++] = *p++;
+            while (k && (x->alts[k - 1] == ' ' || x->alts[k - 1] == '/'))
+                k--;
+            x->alts[k] = 0;
+        }
+        s = eol ? eol + 1 : NULL;
+    }
+    return n;
+}
+
+/* Splits "file:line:col: error: msg" lines out of the diagnostics. */
+static int error_lines(const char *diag, diag_line *out, int max)
+{
+    int n = 0;
+    for (const char *s = diag; s && *s && n < max;) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        const char *e = memmem(s, len, ": error: ", 9);
+        if (e) {
+            const char *c1 = memchr(s, ':', len);
+            if (c1 && c1 < e) {
+                diag_line *d = &out[n];
+                snprintf(d->file, sizeof(d->file), "%.*s", (int)(c1 - s), s);
+                d->line = atoi(c1 + 1);
+                d->text = e;
+                d->len = len - (size_t)(e - s);
+                n++;
+            }
+        }
+        s = eol ? eol + 1 : NULL;
+    }
+    return n;
+}
+
+/* Checks one bad file: every annotation (or its group) has a matching
+ * error on its line, and no error lands on a line without one. */
 static int check_bad_file(const char *path)
 {
     kc_ctx c;
     kc_ctx_init(&c, NULL);
     kc_program *p = kc_dsl_parse(&c, path);
-    bool compile_phase = false;
     for (int i = 0; p && i < p->funcs.len; i++) {
         const kc_func *f = p->funcs.items[i];
         if (f->is_kernel) {
             kc_ir_binding b = kc_ir_default_binding(&c.arena, p, f);
             kc_ir_compile(&c.arena, &c.diag, p, f, &b, NULL);
-            compile_phase = true;
         }
     }
-    (void)compile_phase;
     const char *diag = c.diag.text.data ? c.diag.text.data : "";
-    size_t len;
-    char *src = kc_read_file(path, &len);
-    int failures = 0, line = 1, expected = 0;
-    char key[4096];
-    for (char *s = src; s && *s; line++) {
-        char *eol = strchr(s, '\n');
-        size_t n = eol ? (size_t)(eol - s) : strlen(s);
-        const char *tags[] = {"expect-error:", "expect-compile-error:"};
-        for (int t = 0; t < 2; t++) {
-            char *m = memmem(s, n, tags[t], strlen(tags[t]));
-            if (!m)
-                continue;
-            expected++;
-            char want[256];
-            const char *w = m + strlen(tags[t]);
-            while (*w == ' ')
-                w++;
-            size_t wl = 0;
-            while (w + wl < s + n && w[wl] != '*' && wl + 1 < sizeof(want))
-                wl++;
-            while (wl && (w[wl - 1] == ' ' || w[wl - 1] == '/'))
-                wl--;
-            snprintf(want, sizeof(want), "%.*s", (int)wl, w);
-            snprintf(key, sizeof(key), "%s:%d:", path, line);
-            bool found = false;
-            for (const char *at = strstr(diag, key); at && !found; at = strstr(at + 1, key)) {
-                const char *end = strchr(at, '\n');
-                found = icontains(at, want, end ? (size_t)(end - at) : strlen(at));
-            }
-            if (!found) {
-                fprintf(stderr, "%s:%d: expected an error mentioning '%s'\n", path, line, want);
-                failures++;
-            }
+    static expectation ex[512];
+    static diag_line dl[512];
+    int nex = 0;
+    for (int f = 0; f < c.src.nfiles; f++) /* the file and the local headers it includes */
+        if (!c.src.files[f]->builtin)
+            nex += scan_annotations(c.src.files[f]->path, c.src.files[f]->text, ex + nex, 512 - nex);
+    int ndl = error_lines(diag, dl, 512), failures = 0;
+    for (int i = 0; i < nex; i++)
+        for (int k = 0; k < ndl; k++)
+            if (dl[k].line == ex[i].line && strcmp(dl[k].file, ex[i].file) == 0 &&
+                matches_any(dl[k].text, dl[k].len, ex[i].alts))
+                ex[i].met = true;
+    for (int i = 0; i < nex; i++) { /* a group is met when any of its lines is */
+        bool met = ex[i].met;
+        for (int k = 0; !met && ex[i].group[0] && k < nex; k++)
+            met = ex[k].met && strcmp(ex[k].group, ex[i].group) == 0;
+        if (!met) {
+            fprintf(stderr, "%s:%d: expected an error mentioning '%s'\n", ex[i].file, ex[i].line, ex[i].alts);
+            failures++;
         }
-        s = eol ? eol + 1 : NULL;
     }
-    if (!expected) {
+    for (int k = 0; k < ndl; k++) {
+        bool annotated = false;
+        for (int i = 0; i < nex && !annotated; i++)
+            annotated = dl[k].line == ex[i].line && strcmp(dl[k].file, ex[i].file) == 0;
+        if (!annotated) {
+            fprintf(stderr, "%s:%d: unexpected error: %.*s\n", dl[k].file, dl[k].line, (int)dl[k].len, dl[k].text);
+            failures++;
+        }
+    }
+    if (!nex) {
         fprintf(stderr, "%s: has no expect-error annotation\n", path);
-        failures++;
-    }
-    if (p && !c.diag.nerrors) {
-        fprintf(stderr, "%s: accepted, but should be refused\n", path);
         failures++;
     }
     if (failures)
         fprintf(stderr, "--- kc said:\n%s\n", diag);
-    free(src);
     kc_ctx_free(&c);
     return failures;
+}
+
+/* "// expect-variants: KERNEL N" lines of an ok file. */
+static int check_variant_counts(kc_ctx *c, const kc_program *p, const char *path)
+{
+    int bad = 0;
+    const char *src = c->src.files[p->main_file]->text;
+    for (const char *m = strstr(src, "expect-variants:"); m; m = strstr(m + 1, "expect-variants:")) {
+        char name[128];
+        long want;
+        if (sscanf(m + 16, " %127s %ld", name, &want) != 2)
+            continue;
+        const kc_func *k = kc_program_func(p, name);
+        long got = k ? kc_ir_each_variant(&c->arena, p, k, NULL, NULL) : -1;
+        if (got != want) {
+            fprintf(stderr, "%s: kernel %s has %ld variants, expected %ld\n", path, name, got, want);
+            bad++;
+        }
+    }
+    return bad;
 }
 
 static int check_ok_file(const char *path)
@@ -445,7 +588,7 @@ static int check_ok_file(const char *path)
     kc_ctx c;
     kc_ctx_init(&c, stderr);
     kc_program *p = kc_dsl_parse(&c, path);
-    int bad = p ? 0 : 1;
+    int bad = p ? check_variant_counts(&c, p, path) : 1;
     for (int i = 0; p && i < p->funcs.len; i++) {
         const kc_func *f = p->funcs.items[i];
         if (!f->is_kernel)
@@ -526,7 +669,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(refused_constructs),  cmocka_unit_test(accepted_features),
         cmocka_unit_test(diagnostic_format),   cmocka_unit_test(reports_every_error),
-        cmocka_unit_test(limits_do_not_crash), cmocka_unit_test(corpus),
+        cmocka_unit_test(limits_do_not_crash), cmocka_unit_test(runaway_inputs_are_bounded),
+        cmocka_unit_test(corpus),
         cmocka_unit_test(clang_reads_kernels_as_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
