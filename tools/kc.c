@@ -18,6 +18,26 @@ const kc_command kc_commands[] = {
      "  --all-variants   every variant of each kernel, not just the default\n"
      "  --quiet          no progress or summary\n"
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
+    {"cache", kc_cmd_cache, "list, export, import or clear tuning results",
+     "usage: kc cache list [--json] [FILTERS]\n"
+     "       kc cache export FILE [FILTERS]\n"
+     "       kc cache export --kernel-tuner FILE [FILTERS]\n"
+     "       kc cache import FILE\n"
+     "       kc cache clear [FILTERS]\n"
+     "\n"
+     "The tuning cache keeps every measurement kc tune made, keyed by the\n"
+     "kernel's source hash, kc's version, the device, the shape and the variant,\n"
+     "so nothing is measured twice and an interrupted tune resumes.\n"
+     "  list            a table, or with --json one object per result with the\n"
+     "                  keys kernel, device, backend, shape, variant, status, time_ns\n"
+     "  export FILE     every result as JSON, for `kc cache import` on another machine\n"
+     "  --kernel-tuner FILE   one kernel, device and shape in Kernel Tuner's cache\n"
+     "                  format, which `kc tune --replay` reads\n"
+     "  import FILE     merge an export: for a configuration both have, the\n"
+     "                  result with more samples wins (then the smaller spread)\n"
+     "  clear           delete results\n"
+     "filters: --kernel K, --device KEY, --shape n=…, --backend B\n"
+     "  --cache FILE    another cache than $XDG_CACHE_HOME/kc/tuning.db\n"},
     {"check", kc_cmd_check, "check kernel files with the front end",
      "usage: kc check FILE...\n"
      "\n"

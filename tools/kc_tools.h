@@ -44,6 +44,7 @@ int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 
 /* The subcommands */
 int kc_cmd_build(int argc, char **argv);
+int kc_cmd_cache(int argc, char **argv);
 int kc_cmd_check(int argc, char **argv);
 int kc_cmd_emit(int argc, char **argv);
 int kc_cmd_export(int argc, char **argv);

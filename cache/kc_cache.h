@@ -1,0 +1,106 @@
+/*
+ * kc_cache.h — the tuning cache: every measurement kc tune ever made.
+ *
+ * One SQLite file, `$XDG_CACHE_HOME/kc/tuning.db` (~/.cache/kc/tuning.db)
+ * unless told otherwise, in WAL mode. Each result is committed the moment
+ * it is measured, so an interrupted tune (Ctrl-C, kill -9, power loss)
+ * loses at most the measurement in flight and the next run resumes; a
+ * configuration already measured is never measured again.
+ *
+ * A result is keyed by what makes it valid: the kernel's source hash, the
+ * compiler version, the device (vendor, device id, name, driver version,
+ * backend), the problem shape and the variant. A schema version and
+ * migrations keep old caches readable by newer kc.
+ */
+#ifndef KC_CACHE_H
+#define KC_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kc_support.h"
+
+#define KC_CACHE_SCHEMA_VERSION 1
+
+typedef struct kc_cache kc_cache;
+
+/* What happened to one configuration. Only KC_RESULT_OK has a time. */
+typedef enum {
+    KC_RESULT_OK,
+    KC_RESULT_COMPILE_FAILED, /* kc or the driver could not build the variant */
+    KC_RESULT_VERIFY_FAILED,  /* its output differs from the default variant's */
+    KC_RESULT_TIMEOUT,        /* it ran past the time limit */
+    KC_RESULT_REFUSED,        /* the device's limits rule it out */
+    KC_RESULT_COUNT
+} kc_result_status;
+
+const char *kc_result_status_name(kc_result_status s); /* "ok", "compile_failed", … */
+bool kc_result_status_parse(const char *name, kc_result_status *out);
+
+typedef struct kc_cache_key {
+    const char *kernel;
+    const char *source_hash;
+    const char *compiler;   /* kc version */
+    const char *device_key; /* as libkcrt writes it */
+    const char *device;     /* the device's name, for people */
+    const char *backend;    /* "vulkan", "hip", "cuda" */
+    const char *shape;      /* "n=48000,m=3" */
+    const char *variant;    /* "WG=64,TM=4", declaration order */
+} kc_cache_key;
+
+typedef struct kc_cache_result {
+    kc_result_status status;
+    double time_ns;  /* median per launch */
+    int samples;     /* launches timed */
+    double spread;   /* relative spread of the samples (IQR / median) */
+    const char *detail; /* why it failed, in words; may be NULL */
+} kc_cache_result;
+
+/* The default path: $XDG_CACHE_HOME/kc/tuning.db or ~/.cache/kc/tuning.db
+ * (the directory is created). NULL with err when there is no home. */
+char *kc_cache_default_path(char *err, size_t errlen);
+/* Opens (creating or migrating) a cache; NULL with a message. */
+kc_cache *kc_cache_open(const char *path, char *err, size_t errlen);
+void kc_cache_close(kc_cache *c);
+/* The SQLite handle, for the cache's own files. */
+struct sqlite3 *kc_cache_db(kc_cache *c);
+
+/* Looks a configuration up; false when it was never measured. */
+bool kc_cache_get(kc_cache *c, const kc_cache_key *k, kc_cache_result *out, kc_arena *a);
+/* Records a result, committed before this returns. */
+bool kc_cache_put(kc_cache *c, const kc_cache_key *k, const kc_cache_result *r, char *err, size_t errlen);
+/* Records the search space of a kernel version ("WG=64,128;TM=1,2,4"),
+ * for exporting in Kernel Tuner's format. */
+bool kc_cache_put_space(kc_cache *c, const char *kernel, const char *source_hash, const char *space, char *err,
+                        size_t errlen);
+
+/* Filters for listing, exporting and clearing; NULL fields match all. */
+typedef struct kc_cache_filter {
+    const char *kernel, *device_key, *shape, *backend;
+} kc_cache_filter;
+
+/* `kc cache list`: a table, or one JSON object per result with the keys
+ * kernel, device, backend, shape, variant, status, time_ns. */
+bool kc_cache_list(kc_cache *c, const kc_cache_filter *f, bool json, kc_buf *out);
+/* Every result, as a JSON document that kc_cache_import reads back. */
+bool kc_cache_export(kc_cache *c, const kc_cache_filter *f, const char *path, char *err, size_t errlen);
+/* Merges another machine's export. For a configuration both have, the
+ * better-supported result wins: a time over a failure only when it has at
+ * least as many samples; otherwise more samples, then a smaller spread.
+ * Counts what was added, replaced and kept. */
+bool kc_cache_import(kc_cache *c, const char *path, long *added, long *replaced, long *kept, char *err,
+                     size_t errlen);
+/* Deletes results (all, or matching the filter); returns how many. */
+long kc_cache_clear(kc_cache *c, const kc_cache_filter *f, char *err, size_t errlen);
+/* One kernel on one device for one shape in Kernel Tuner's cache-file
+ * format, which `kc tune --replay` reads. */
+bool kc_cache_export_kernel_tuner(kc_cache *c, const kc_cache_filter *f, const char *path, char *err,
+                                  size_t errlen);
+
+/* Every result of a kernel on a device for a shape, fastest first: the
+ * tuner's view of what is known. fn returns false to stop. */
+typedef bool (*kc_cache_each_fn)(void *user, const kc_cache_key *k, const kc_cache_result *r);
+bool kc_cache_each(kc_cache *c, const kc_cache_filter *f, kc_cache_each_fn fn, void *user);
+
+#endif

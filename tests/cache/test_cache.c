@@ -1,0 +1,232 @@
+/*
+ * test_cache.c — the tuning cache: round trips, migration, merging
+ * exports, clearing, the Kernel Tuner export read back by replay, and
+ * durability: a writer killed with SIGKILL loses at most the result in
+ * flight.
+ */
+#include "kc_test.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "kc_cache.h"
+#include "kc_tune.h"
+
+static char dir[] = "/tmp/kc-cache-test-XXXXXX";
+
+static const char *path(const char *name)
+{
+    static char buf[8][256];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 256, "%s/%s", dir, name);
+    return p;
+}
+
+static kc_cache *open_fresh(const char *name)
+{
+    char err[256];
+    remove(path(name));
+    kc_cache *c = kc_cache_open(path(name), err, sizeof(err));
+    if (!c)
+        fail_msg("%s", err);
+    return c;
+}
+
+static kc_cache_key key(const char *variant, const char *shape)
+{
+    return (kc_cache_key){"saxpy", "hash1", "0.1.0", "vulkan:10005:0:llvmpipe:1", "llvmpipe", "vulkan", shape, variant};
+}
+
+static void round_trip(void **state)
+{
+    (void)state;
+    kc_cache *c = open_fresh("rt.db");
+    char err[256];
+    kc_cache_key k = key("WG=64,TM=1", "n=48000");
+    kc_cache_result r = {KC_RESULT_OK, 1234.5, 31, 0.02, NULL}, got;
+    assert_false(kc_cache_get(c, &k, &got, NULL));
+    assert_true(kc_cache_put(c, &k, &r, err, sizeof(err)));
+    assert_true(kc_cache_get(c, &k, &got, NULL));
+    assert_int_equal(KC_RESULT_OK, got.status);
+    assert_true(got.time_ns == 1234.5 && got.samples == 31);
+    kc_cache_key k2 = key("WG=256,TM=8", "n=48000");
+    kc_cache_result f = {KC_RESULT_VERIFY_FAILED, 0, 3, 0, "relative L2 0.4 > 1e-05"};
+    assert_true(kc_cache_put(c, &k2, &f, err, sizeof(err)));
+    kc_arena a;
+    kc_arena_init(&a);
+    assert_true(kc_cache_get(c, &k2, &got, &a));
+    assert_int_equal(KC_RESULT_VERIFY_FAILED, got.status);
+    assert_string_equal("relative L2 0.4 > 1e-05", got.detail);
+    kc_arena_free(&a);
+    kc_cache_key other = k;
+    other.source_hash = "hash2"; /* another version of the kernel: a new configuration */
+    assert_false(kc_cache_get(c, &other, &got, NULL));
+    kc_buf out = {0};
+    assert_true(kc_cache_list(c, NULL, true, &out));
+    ASSERT_CONTAINS(out.data, "\"kernel\":\"saxpy\"");
+    ASSERT_CONTAINS(out.data, "\"status\":\"verify_failed\"");
+    ASSERT_CONTAINS(out.data, "\"time_ns\":null");
+    ASSERT_CONTAINS(out.data, "\"variant\":\"WG=64,TM=1\"");
+    kc_buf_free(&out);
+    kc_cache_close(c);
+}
+
+static void migrations_and_versions(void **state)
+{
+    (void)state;
+    char err[256];
+    sqlite3 *db;
+    remove(path("future.db"));
+    sqlite3_open(path("future.db"), &db);
+    sqlite3_exec(db, "PRAGMA user_version = 99;", NULL, NULL, NULL);
+    sqlite3_close(db);
+    assert_null(kc_cache_open(path("future.db"), err, sizeof(err)));
+    ASSERT_CONTAINS(err, "newer than this kc reads");
+    FILE *f = fopen(path("junk.db"), "w");
+    fputs("this is not a database, it is text long enough to look like a header.........................", f);
+    fclose(f);
+    assert_null(kc_cache_open(path("junk.db"), err, sizeof(err)));
+    kc_cache *c = open_fresh("v.db");
+    kc_cache_close(c);
+    c = kc_cache_open(path("v.db"), err, sizeof(err)); /* reopening migrates nothing */
+    assert_non_null(c);
+    kc_cache_close(c);
+}
+
+static void export_import_merge(void **state)
+{
+    (void)state;
+    char err[256];
+    kc_cache *a = open_fresh("a.db"), *b = open_fresh("b.db");
+    kc_cache_key k1 = key("WG=64,TM=1", "n=1"), k2 = key("WG=64,TM=2", "n=1"), k3 = key("WG=64,TM=4", "n=1");
+    kc_cache_result few = {KC_RESULT_OK, 100, 5, 0.1, NULL}, many = {KC_RESULT_OK, 120, 50, 0.01, NULL};
+    kc_cache_result failed = {KC_RESULT_TIMEOUT, 0, 1, 0, "over 2 s"};
+    kc_cache_put(a, &k1, &few, err, sizeof(err));
+    kc_cache_put(b, &k1, &many, err, sizeof(err)); /* b has more samples: b wins */
+    kc_cache_put(a, &k2, &many, err, sizeof(err));
+    kc_cache_put(b, &k2, &failed, err, sizeof(err)); /* a failure with fewer samples never beats a time */
+    kc_cache_put(b, &k3, &few, err, sizeof(err));
+    kc_cache_put_space(b, "saxpy", "hash1", "WG=64,128;TM=1,2,4", err, sizeof(err));
+    assert_true(kc_cache_export(b, NULL, path("b.json"), err, sizeof(err)));
+    long added, replaced, kept;
+    assert_true(kc_cache_import(a, path("b.json"), &added, &replaced, &kept, err, sizeof(err)));
+    assert_int_equal(1, added);
+    assert_int_equal(1, replaced);
+    assert_int_equal(1, kept);
+    kc_cache_result got;
+    kc_cache_get(a, &k1, &got, NULL);
+    assert_int_equal(50, got.samples);
+    kc_cache_get(a, &k2, &got, NULL);
+    assert_int_equal(KC_RESULT_OK, got.status);
+    assert_false(kc_cache_import(a, path("missing.json"), &added, &replaced, &kept, err, sizeof(err)));
+    kc_cache_filter f = {"saxpy", NULL, NULL, NULL};
+    assert_int_equal(3, kc_cache_clear(a, &f, err, sizeof(err)));
+    assert_int_equal(0, kc_cache_clear(a, NULL, err, sizeof(err)));
+    kc_cache_close(a);
+    kc_cache_close(b);
+}
+
+static void kernel_tuner_export_replays(void **state)
+{
+    (void)state;
+    char err[256];
+    kc_cache *c = open_fresh("kt.db");
+    const char *vs[] = {"WG=64,TM=1", "WG=64,TM=2", "WG=128,TM=1", "WG=128,TM=2"};
+    double times[] = {4000, 2500, 3000, 1500};
+    for (int i = 0; i < 4; i++) {
+        kc_cache_key k = key(vs[i], "n=48000");
+        kc_cache_result r = {i == 2 ? KC_RESULT_COMPILE_FAILED : KC_RESULT_OK, times[i], 9, 0.01, NULL};
+        kc_cache_put(c, &k, &r, err, sizeof(err));
+    }
+    kc_cache_put_space(c, "saxpy", "hash1", "WG=64,128;TM=1,2", err, sizeof(err));
+    kc_cache_filter f = {"saxpy", NULL, "n=48000", NULL};
+    assert_true(kc_cache_export_kernel_tuner(c, &f, path("kt.json"), err, sizeof(err)));
+    kc_tune_replay *r = kc_tune_replay_load(path("kt.json"), err, sizeof(err));
+    if (!r)
+        fail_msg("replay cannot read the export: %s", err);
+    kc_tune_options o = {"exhaustive", 0, 0, 1};
+    kc_tune_replay_stats st;
+    double frac[1];
+    long evals[1];
+    assert_int_equal(0, kc_tune_replay_run(r, &o, 1, &st, frac, evals, err, sizeof(err)));
+    kc_tune_replay_info info;
+    kc_tune_replay_get_info(r, &info);
+    assert_int_equal(4, info.size);
+    assert_int_equal(1, info.failed);
+    assert_true(info.optimum > 0.00149 && info.optimum < 0.00151); /* 1500 ns, in ms */
+    assert_string_equal("saxpy", info.kernel);
+    assert_true(frac[0] > 0.999);
+    kc_tune_replay_free(r);
+    kc_cache_close(c);
+}
+
+/* A child records results and is killed with SIGKILL; every result it had
+ * committed survives, and the cache opens cleanly. */
+static void sigkill_loses_nothing_committed(void **state)
+{
+    (void)state;
+    remove(path("kill.db"));
+    int fds[2];
+    assert_int_equal(0, pipe(fds));
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        char err[256];
+        kc_cache *c = kc_cache_open(path("kill.db"), err, sizeof(err));
+        for (int i = 0;; i++) {
+            char v[32];
+            snprintf(v, sizeof(v), "WG=%d", i);
+            kc_cache_key k = key(v, "n=1");
+            kc_cache_result r = {KC_RESULT_OK, 1000.0 + i, 7, 0.01, NULL};
+            if (!kc_cache_put(c, &k, &r, err, sizeof(err)))
+                _exit(3);
+            if (write(fds[1], &i, sizeof(i)) != sizeof(i)) /* committed: tell the parent */
+                _exit(4);
+        }
+    }
+    close(fds[1]);
+    int last = -1, i;
+    while (last < 300 && read(fds[0], &i, sizeof(i)) == sizeof(i))
+        last = i;
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    while (read(fds[0], &i, sizeof(i)) == sizeof(i))
+        last = i;
+    close(fds[0]);
+    assert_true(WIFSIGNALED(status));
+    char err[256];
+    kc_cache *c = kc_cache_open(path("kill.db"), err, sizeof(err));
+    assert_non_null(c);
+    long n = 0;
+    kc_buf out = {0};
+    kc_cache_list(c, NULL, true, &out);
+    for (const char *p = out.data; (p = strchr(p, '\n')); p++)
+        n++;
+    kc_buf_free(&out);
+    /* everything reported committed is there; at most one more was in flight */
+    assert_true(n >= last + 1 && n <= last + 2);
+    kc_cache_close(c);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(migrations_and_versions),
+        cmocka_unit_test(export_import_merge),
+        cmocka_unit_test(kernel_tuner_export_replays),
+        cmocka_unit_test(sigkill_loses_nothing_committed),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
