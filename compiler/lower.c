@@ -463,6 +463,63 @@ static kc_ir_expr *lower_helper_call(lower *L, kc_ir_block *b, const kc_expr *e)
     return s->var ? kc_ir_var_ref(L->a, s->var) : NULL;
 }
 
+/* ---- the math library ---------------------------------------------------------- */
+
+/* kc's accurate math built-ins are written in kc itself (compiler/libm/
+ * kc_math.kc, read before every program): sinf(x) becomes a call of
+ * __kc_sinf, which the inliner pastes in, so every backend runs the same
+ * code. half goes through float (exactly), vectors component by component. */
+static const kc_func *libm_func(lower *L, kc_builtin b)
+{
+    switch (b) {
+    case KC_B_SQRT: case KC_B_RSQRT: case KC_B_EXP: case KC_B_EXP2: case KC_B_LOG: case KC_B_LOG2:
+    case KC_B_POW: case KC_B_SIN: case KC_B_COS: case KC_B_TAN: case KC_B_TANH: case KC_B_ERF: break;
+    default: return NULL;
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "__kc_%s", kc_builtins[b].name);
+    return kc_program_func(L->prog, name);
+}
+
+static kc_ir_expr *lane_of(lower *L, kc_ir_expr *v, int lane)
+{
+    if (v->type->lanes == 1)
+        return v;
+    kc_ir_expr *e = kc_ir_new_expr(L->a, KIR_LANE, kc_type_scalar(v->type->scalar));
+    e->a = v;
+    e->lane = lane;
+    return e;
+}
+
+static kc_ir_expr *call_libm(lower *L, kc_ir_block *b, const kc_func *fn, kc_ir_expr **args, int nargs,
+                             const kc_type *t, kc_loc loc)
+{
+    const kc_type *f32 = kc_type_scalar(KC_S_FLOAT);
+    kc_ir_func *f = lower_func(L, fn);
+    kc_ir_expr *lanes[4];
+    for (int l = 0; l < t->lanes; l++) {
+        kc_ir_stmt *s = kc_ir_new_stmt(L->a, KIR_CALL, loc);
+        s->func = f;
+        s->nargs = nargs;
+        s->args = kc_arena_alloc(L->a, sizeof(kc_ir_expr *) * (size_t)(nargs + 1));
+        s->refs = kc_arena_alloc(L->a, sizeof(kc_ir_root) * (size_t)(nargs + 1));
+        s->ref_offsets = kc_arena_alloc(L->a, sizeof(kc_ir_expr *) * (size_t)(nargs + 1));
+        for (int i = 0; i < nargs; i++)
+            s->args[i] = cast(L, lane_of(L, args[i], l), f32);
+        s->var = temp(L, f32, loc);
+        kc_ir_push(L->a, b, s);
+        lanes[l] = cast(L, kc_ir_var_ref(L->a, s->var), kc_type_scalar(t->scalar));
+    }
+    if (t->lanes == 1)
+        return lanes[0];
+    kc_ir_expr *v = kc_ir_new_expr(L->a, KIR_VEC, t);
+    v->nargs = t->lanes;
+    v->args = kc_arena_alloc(L->a, sizeof(kc_ir_expr *) * (size_t)t->lanes);
+    for (int l = 0; l < t->lanes; l++)
+        v->args[l] = save(L, b, lanes[l], loc);
+    return v;
+}
+
 static kc_ir_expr *lower_call(lower *L, kc_ir_block *b, const kc_expr *e, bool want)
 {
     if (e->func)
@@ -482,6 +539,9 @@ static kc_ir_expr *lower_call(lower *L, kc_ir_block *b, const kc_expr *e, bool w
         return lower_atomic(L, b, e, want);
     default: break;
     }
+    const kc_func *libm = libm_func(L, (kc_builtin)e->builtin);
+    if (libm)
+        return call_libm(L, b, libm, lower_args(L, b, e), e->args.len, e->type, e->loc);
     kc_ir_expr *r = kc_ir_new_expr(L->a, KIR_BUILTIN, e->type);
     r->builtin = (kc_builtin)e->builtin;
     r->nargs = e->args.len;

@@ -67,8 +67,12 @@ static void *lookup(sema *S, const char *name, bool *is_global)
     return kc_map_get(&S->globals, name);
 }
 
+static bool reserved_name(sema *S, const char *name, kc_loc loc);
+
 static void declare(sema *S, kc_sym *sym)
 {
+    if (reserved_name(S, sym->name, sym->loc))
+        return;
     kc_sym *old = kc_map_get(&S->sc->names, sym->name);
     if (old) {
         ERR(S, sym->loc, "'%s' is already declared in this scope", sym->name);
@@ -1728,8 +1732,19 @@ static bool same_signature(const kc_func *a, const kc_func *b)
     return true;
 }
 
+/* Names starting with __kc_ belong to kc's own math library. */
+static bool reserved_name(sema *S, const char *name, kc_loc loc)
+{
+    if (strncmp(name, "__kc_", 5) != 0 || (loc.file >= 0 && S->c->src.files[loc.file]->builtin))
+        return false;
+    ERR(S, loc, "names starting with '__kc_' are reserved for kc");
+    return true;
+}
+
 static kc_sym *global_sym(sema *S, kc_sym_kind kind, const char *name, kc_loc loc)
 {
+    if (reserved_name(S, name, loc))
+        return NULL;
     kc_sym *old = kc_map_get(&S->globals, name);
     if (old) {
         ERR(S, loc, "'%s' is already defined", name);
