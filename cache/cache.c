@@ -325,9 +325,11 @@ bool kc_cache_list(kc_cache *c, const kc_cache_filter *f, bool json, kc_buf *out
     while (sqlite3_step(st) == SQLITE_ROW) {
         n++;
         if (json) {
-            char *s = json_dumps(row_json(st, false), JSON_COMPACT | JSON_PRESERVE_ORDER);
+            json_t *row = row_json(st, false);
+            char *s = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER);
             kc_buf_printf(out, "%s\n", s);
             free(s);
+            json_decref(row);
             continue;
         }
         kc_cache_key k;
