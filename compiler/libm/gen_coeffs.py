@@ -288,10 +288,10 @@ def log_table():
 
 # ---- output -----------------------------------------------------------------
 
-def consts(name, values, comment):
+def consts(name, values, comment, first=0):
     out = ["/* %s */" % comment]
     for i, v in enumerate(values):
-        out.append("static const float %s%d = %s;" % (name, i, lit(v)))
+        out.append("static const float %s%d = %s;" % (name, i + first, lit(v)))
     return out
 
 
@@ -312,7 +312,7 @@ def generate(report):
 
     c, e = exp2_poly()
     note("exp2: 2^r, |r| <= 1/2 (rel)", e)
-    out += consts("__kc_exp2_c", [1.0] + c, "2^r = c0 + c1 r + ... + c7 r^7 on |r| <= 1/2, rel. error 2^%.1f" % log2err(e))
+    out += consts("__kc_exp2_c", c, "2^r = 1 + c1 r + ... + c7 r^7 on |r| <= 1/2, rel. error 2^%.1f" % log2err(e), 1)
 
     c, e = sin_poly()
     note("sin: |r| <= pi/4 (rel)", e)
