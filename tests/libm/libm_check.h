@@ -46,7 +46,7 @@ typedef struct libm_fn {
 } libm_fn;
 
 static const libm_fn libm_fns[] = {
-    {"sqrtf", __kc_sqrtf, sqrt, 0.5},   {"rsqrtf", __kc_rsqrtf, libm_rsqrt, 1.5},
+    {"sqrtf", __kc_sqrtf, sqrt, 0.5},   {"rsqrtf", __kc_rsqrtf, libm_rsqrt, 1.0},
     {"expf", __kc_expf, exp, 1.5},      {"exp2f", __kc_exp2f, exp2, 1.5},
     {"logf", __kc_logf, log, 1.0},      {"log2f", __kc_log2f, log2, 1.0},
     {"sinf", __kc_sinf, sin, 1.0},      {"cosf", __kc_cosf, cos, 1.0},

@@ -3,7 +3,8 @@
  * on the host (kc_shim.h gives it the kc built-ins), against glibc's
  * double functions:
  *   - sqrtf correctly rounded for every float in [1, 4) (which is every
- *     significand, both exponent parities) and every subnormal;
+ *     significand, both exponent parities) and every subnormal; rsqrtf
+ *     on [1, 4) within 0.501 ulp;
  *   - each function on a dense sample of bit patterns (all of the float
  *     range, signs and subnormals included) within its bound;
  *   - sinf, cosf, tanf densely on the audio range |x| <= 1e5 and on huge
@@ -98,6 +99,24 @@ static void sqrt_every_subnormal(void **state)
         if (kc_as_uint(__kc_sqrtf(x)) != kc_as_uint((float)sqrt(x)))
             fail_msg("sqrtf(%a) = %a, want %a", x, __kc_sqrtf(x), (float)sqrt(x));
     }
+}
+
+/* 1/sqrt(m) for m in [1, 4) is every case (the exponent is scaled exactly):
+ * all within a hair of correct rounding. */
+static void rsqrt_every_float_in_1_4(void **state)
+{
+    (void)state;
+    double worst = 0;
+    float at = 0;
+    for (uint32_t b = 0x3f800000u; b < 0x40800000u; b++) {
+        float x = kc_as_float(b);
+        double e = libm_ulp_error(__kc_rsqrtf(x), 1.0 / sqrt((double)x));
+        if (e > worst)
+            worst = e, at = x;
+    }
+    print_message("rsqrtf  [1, 4)                 max %.6f ulp at %a\n", worst, at);
+    if (worst > 0.501)
+        fail_msg("rsqrtf(%a) = %a: %.6f ulp", at, __kc_rsqrtf(at), worst);
 }
 
 /* ---- every function, sampled --------------------------------------------------- */
@@ -301,6 +320,7 @@ int main(void)
     int n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sqrt_every_float_in_1_4);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sqrt_every_subnormal);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(rsqrt_every_float_in_1_4);
     static char names[LIBM_NFNS][32];
     for (int i = 0; i < LIBM_NFNS; i++) {
         snprintf(names[i], sizeof names[i], "sampled_%s", libm_fns[i].name);
