@@ -22,9 +22,9 @@ FNS = ["sqrtf", "rsqrtf", "expf", "exp2f", "logf", "log2f", "powf", "sinf", "cos
 
 KINDS = [
     ("float + - *", r"= (fadd|fsub|fmul|fneg) "),
-    ("float exact (fabs, floor, copysign, min/max)", r"call float @llvm\.(fabs|floor|ceil|copysign|minnum|maxnum)"),
+    ("exact float (fabs floor copysign fmin fmax)", r"call float @llvm\.(fabs|floor|ceil|copysign|minnum|maxnum)"),
     ("compare", r"= (fcmp|icmp) "),
-    ("int + - & | ^ shifts", r"= (add|sub|and|or|xor|shl|lshr|ashr) "),
+    ("int add, sub, logic, shift", r"= (add|sub|and|or|xor|shl|lshr|ashr) "),
     ("int multiply (mul_hi = 1)", r"= mul "),
     ("conversion", r"= (sitofp|uitofp|fptosi|fptoui) "),
     ("select", r"= select "),
