@@ -49,7 +49,8 @@ static void check(const libm_fn *f, int nthreads)
     pthread_t th[64];
     uint64_t step = (1ull << 32) / (uint64_t)nthreads;
     for (int t = 0; t < nthreads; t++) {
-        parts[t] = (part){f, step * (uint64_t)t, t == nthreads - 1 ? 1ull << 32 : step * (uint64_t)(t + 1), 0, 0, 0, 0};
+        parts[t] = (part){
+            f, step * (uint64_t)t, t == nthreads - 1 ? 1ull << 32 : step * (uint64_t)(t + 1), 0, 0, 0, 0};
         pthread_create(&th[t], NULL, run_part, &parts[t]);
     }
     part all = {f, 0, 0, 0, 0, 0, 0};
@@ -63,7 +64,8 @@ static void check(const libm_fn *f, int nthreads)
         }
     }
     float x = kc_as_float(all.worst_at);
-    printf("%-7s max %.4f ulp at x = %a (%.9g): got %a, exact %a; not correctly rounded: %llu (%.4f%%); wrong: %llu\n",
+    printf("%-7s max %.4f ulp at x = %a (%.9g): got %a, exact %a; not correctly rounded: %llu (%.4f%%); "
+           "wrong: %llu\n",
            f->name, all.worst, x, x, f->fn(x), f->ref(x), (unsigned long long)all.not_rounded,
            100.0 * (double)all.not_rounded / 4294967296.0, (unsigned long long)all.wrong);
     fflush(stdout);
@@ -111,7 +113,8 @@ static void check_pow(int nthreads)
             all = (part){NULL, 0, 0, parts[t].worst, parts[t].worst_at, all.not_rounded, parts[t].wrong};
     }
     float x = kc_as_float(all.worst_at), y = kc_as_float((uint32_t)all.wrong);
-    printf("powf    max %.4f ulp at (%a, %a) of 2^28 sampled pairs: got %a, exact %a; not correctly rounded: %.4f%%\n",
+    printf("powf    max %.4f ulp at (%a, %a) of 2^28 sampled pairs: got %a, exact %a; not correctly rounded: "
+           "%.4f%%\n",
            all.worst, x, y, __kc_powf(x, y), pow(x, y), 100.0 * (double)all.not_rounded / (double)n);
 }
 

@@ -36,7 +36,10 @@ static inline double libm_ulp_error(float got, double exact)
     return fabs((double)got - exact) / ldexp(1.0, e - 1 - 23);
 }
 
-static double libm_rsqrt(double x) { return 1.0 / sqrt(x); }
+static double libm_rsqrt(double x)
+{
+    return 1.0 / sqrt(x);
+}
 
 typedef struct libm_fn {
     const char *name;
@@ -46,11 +49,11 @@ typedef struct libm_fn {
 } libm_fn;
 
 static const libm_fn libm_fns[] = {
-    {"sqrtf", __kc_sqrtf, sqrt, 0.5},   {"rsqrtf", __kc_rsqrtf, libm_rsqrt, 1.0},
-    {"expf", __kc_expf, exp, 1.5},      {"exp2f", __kc_exp2f, exp2, 1.5},
-    {"logf", __kc_logf, log, 1.0},      {"log2f", __kc_log2f, log2, 1.0},
-    {"sinf", __kc_sinf, sin, 1.0},      {"cosf", __kc_cosf, cos, 1.0},
-    {"tanf", __kc_tanf, tan, 1.5},      {"tanhf", __kc_tanhf, tanh, 1.5},
+    {"sqrtf", __kc_sqrtf, sqrt, 0.5}, {"rsqrtf", __kc_rsqrtf, libm_rsqrt, 1.0},
+    {"expf", __kc_expf, exp, 1.5},    {"exp2f", __kc_exp2f, exp2, 1.5},
+    {"logf", __kc_logf, log, 1.0},    {"log2f", __kc_log2f, log2, 1.0},
+    {"sinf", __kc_sinf, sin, 1.0},    {"cosf", __kc_cosf, cos, 1.0},
+    {"tanf", __kc_tanf, tan, 1.5},    {"tanhf", __kc_tanhf, tanh, 1.5},
     {"erff", __kc_erff, erf, 1.5},
 };
 #define LIBM_NFNS ((int)(sizeof libm_fns / sizeof libm_fns[0]))

@@ -29,8 +29,8 @@
 #endif
 #endif
 #ifdef LIBM_SLOW
-#define SAMPLE (1 << 20) /* per function */
-#define STRIDE 997       /* for the audio range */
+#define SAMPLE (1 << 20)     /* per function */
+#define STRIDE 997           /* for the audio range */
 #elif defined(LIBM_CONTRACT) /* the second build: a quarter of the work */
 #define SAMPLE (4 << 20)
 #define STRIDE 241
@@ -139,10 +139,10 @@ static void edges(void **state)
         const char *fn;
         float lo, hi;
     } ranges[] = {
-        {"expf", 88.0f, 89.0f},    {"expf", -104.0f, -87.0f}, {"exp2f", 127.0f, 129.0f},
-        {"exp2f", -151.0f, -125.0f}, {"tanhf", 8.0f, 10.0f},   {"erff", 3.5f, 4.5f},
-        {"logf", 0.99f, 1.01f},    {"log2f", 0.99f, 1.01f},   {"tanhf", 0.5f, 0.6f},
-        {"erff", 0.8f, 0.9f},      {"sinf", 0.7f, 0.9f},      {"cosf", 0.7f, 0.9f},
+        {"expf", 88.0f, 89.0f},      {"expf", -104.0f, -87.0f}, {"exp2f", 127.0f, 129.0f},
+        {"exp2f", -151.0f, -125.0f}, {"tanhf", 8.0f, 10.0f},    {"erff", 3.5f, 4.5f},
+        {"logf", 0.99f, 1.01f},      {"log2f", 0.99f, 1.01f},   {"tanhf", 0.5f, 0.6f},
+        {"erff", 0.8f, 0.9f},        {"sinf", 0.7f, 0.9f},      {"cosf", 0.7f, 0.9f},
     };
     for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
         const libm_fn *f = fn_named(ranges[r].fn);
@@ -175,8 +175,22 @@ static void trig_huge_arguments(void **state)
     (void)state;
     static const float special[] = {
         16367173.0f * 0x1p72f, /* the float nearest a multiple of pi/2 */
-        0x1.fffffep127f, 1e38f, 1e30f, 1e20f, 0x1p24f, 0x1p23f, 105414350.0f, 1e6f, 3.14159274f, 1.57079637f,
-        6.28318548f, 0.785398185f, 0.785398126f, 2.35619450f, 1e5f, 48000.0f * 6.28318548f,
+        0x1.fffffep127f,
+        1e38f,
+        1e30f,
+        1e20f,
+        0x1p24f,
+        0x1p23f,
+        105414350.0f,
+        1e6f,
+        3.14159274f,
+        1.57079637f,
+        6.28318548f,
+        0.785398185f,
+        0.785398126f,
+        2.35619450f,
+        1e5f,
+        48000.0f * 6.28318548f,
     };
     const char *names[] = {"sinf", "cosf", "tanf"};
     for (int n = 0; n < 3; n++) {
@@ -195,7 +209,10 @@ static void trig_huge_arguments(void **state)
 
 /* ---- powf ----------------------------------------------------------------------- */
 
-static double pow_error(float x, float y) { return libm_ulp_error(__kc_powf(x, y), pow((double)x, (double)y)); }
+static double pow_error(float x, float y)
+{
+    return libm_ulp_error(__kc_powf(x, y), pow((double)x, (double)y));
+}
 
 static void pow_sampled(void **state)
 {
@@ -227,8 +244,8 @@ static void pow_sampled(void **state)
         }
         print_message("powf    %-22s max %.3f ulp at (%a, %a)\n", kinds[kind], worst_err, wx, wy);
         if (worst_err > 1.5)
-            fail_msg("powf(%a, %a) = %a, exact %a: %.3f ulp (%s)", wx, wy, __kc_powf(wx, wy), pow(wx, wy), worst_err,
-                     kinds[kind]);
+            fail_msg("powf(%a, %a) = %a, exact %a: %.3f ulp (%s)", wx, wy, __kc_powf(wx, wy), pow(wx, wy),
+                     worst_err, kinds[kind]);
     }
 }
 
@@ -239,20 +256,58 @@ static void pow_special_cases(void **state)
     static const struct {
         float x, y, want;
     } cases[] = {
-        {NAN, 0.0f, 1.0f},       {NAN, -0.0f, 1.0f},      {-3.0f, 0.0f, 1.0f},     {1.0f, NAN, 1.0f},
-        {1.0f, INFINITY, 1.0f},  {1.0f, -INFINITY, 1.0f}, {-1.0f, INFINITY, 1.0f}, {-1.0f, -INFINITY, 1.0f},
-        {NAN, 1.0f, NAN},        {2.0f, NAN, NAN},        {-2.0f, 0.5f, NAN},      {-8.0f, 1.0f / 3, NAN},
-        {0.0f, -3.0f, INFINITY}, {-0.0f, -3.0f, -INFINITY}, {0.0f, -2.0f, INFINITY}, {-0.0f, -2.5f, INFINITY},
-        {0.0f, -INFINITY, INFINITY}, {-0.0f, -INFINITY, INFINITY}, {0.0f, 3.0f, 0.0f}, {-0.0f, 3.0f, -0.0f},
-        {-0.0f, 2.0f, 0.0f},     {-0.0f, 0.5f, 0.0f},     {0.0f, INFINITY, 0.0f},  {0.5f, -INFINITY, INFINITY},
-        {-0.5f, -INFINITY, INFINITY}, {2.0f, -INFINITY, 0.0f}, {-2.0f, -INFINITY, 0.0f}, {0.5f, INFINITY, 0.0f},
-        {2.0f, INFINITY, INFINITY}, {-2.0f, INFINITY, INFINITY}, {-INFINITY, -3.0f, -0.0f}, {-INFINITY, -2.0f, 0.0f},
-        {-INFINITY, -0.5f, 0.0f}, {-INFINITY, 3.0f, -INFINITY}, {-INFINITY, 2.0f, INFINITY},
-        {-INFINITY, 0.5f, INFINITY}, {INFINITY, -1.0f, 0.0f}, {INFINITY, 0.5f, INFINITY},
-        {2.0f, 10.0f, 1024.0f},  {-2.0f, 3.0f, -8.0f},    {-2.0f, -3.0f, -0.125f}, {4.0f, 0.5f, 2.0f},
-        {10.0f, 2.0f, 100.0f},   {-1.0f, 0x1p25f, 1.0f},  {-1.0f, 3.0f, -1.0f},    {2.0f, 128.0f, INFINITY},
-        {2.0f, -150.0f, 0.0f},   {2.0f, -149.0f, 0x1p-149f}, {-2.0f, -149.0f, -0x1p-149f}, {0x1p-149f, 1.0f, 0x1p-149f},
-        {0.5f, 0x1p40f, 0.0f},   {3.0f, 0x1p40f, INFINITY},
+        {NAN, 0.0f, 1.0f},
+        {NAN, -0.0f, 1.0f},
+        {-3.0f, 0.0f, 1.0f},
+        {1.0f, NAN, 1.0f},
+        {1.0f, INFINITY, 1.0f},
+        {1.0f, -INFINITY, 1.0f},
+        {-1.0f, INFINITY, 1.0f},
+        {-1.0f, -INFINITY, 1.0f},
+        {NAN, 1.0f, NAN},
+        {2.0f, NAN, NAN},
+        {-2.0f, 0.5f, NAN},
+        {-8.0f, 1.0f / 3, NAN},
+        {0.0f, -3.0f, INFINITY},
+        {-0.0f, -3.0f, -INFINITY},
+        {0.0f, -2.0f, INFINITY},
+        {-0.0f, -2.5f, INFINITY},
+        {0.0f, -INFINITY, INFINITY},
+        {-0.0f, -INFINITY, INFINITY},
+        {0.0f, 3.0f, 0.0f},
+        {-0.0f, 3.0f, -0.0f},
+        {-0.0f, 2.0f, 0.0f},
+        {-0.0f, 0.5f, 0.0f},
+        {0.0f, INFINITY, 0.0f},
+        {0.5f, -INFINITY, INFINITY},
+        {-0.5f, -INFINITY, INFINITY},
+        {2.0f, -INFINITY, 0.0f},
+        {-2.0f, -INFINITY, 0.0f},
+        {0.5f, INFINITY, 0.0f},
+        {2.0f, INFINITY, INFINITY},
+        {-2.0f, INFINITY, INFINITY},
+        {-INFINITY, -3.0f, -0.0f},
+        {-INFINITY, -2.0f, 0.0f},
+        {-INFINITY, -0.5f, 0.0f},
+        {-INFINITY, 3.0f, -INFINITY},
+        {-INFINITY, 2.0f, INFINITY},
+        {-INFINITY, 0.5f, INFINITY},
+        {INFINITY, -1.0f, 0.0f},
+        {INFINITY, 0.5f, INFINITY},
+        {2.0f, 10.0f, 1024.0f},
+        {-2.0f, 3.0f, -8.0f},
+        {-2.0f, -3.0f, -0.125f},
+        {4.0f, 0.5f, 2.0f},
+        {10.0f, 2.0f, 100.0f},
+        {-1.0f, 0x1p25f, 1.0f},
+        {-1.0f, 3.0f, -1.0f},
+        {2.0f, 128.0f, INFINITY},
+        {2.0f, -150.0f, 0.0f},
+        {2.0f, -149.0f, 0x1p-149f},
+        {-2.0f, -149.0f, -0x1p-149f},
+        {0x1p-149f, 1.0f, 0x1p-149f},
+        {0.5f, 0x1p40f, 0.0f},
+        {3.0f, 0x1p40f, INFINITY},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         float got = __kc_powf(cases[i].x, cases[i].y);
@@ -270,29 +325,84 @@ static void special_values(void **state)
         const char *fn;
         float x, want;
     } cases[] = {
-        {"sqrtf", 0.0f, 0.0f}, {"sqrtf", -0.0f, -0.0f}, {"sqrtf", INFINITY, INFINITY}, {"sqrtf", -INFINITY, NAN},
-        {"sqrtf", -1.0f, NAN}, {"sqrtf", -0x1p-149f, NAN}, {"sqrtf", NAN, NAN}, {"sqrtf", 4.0f, 2.0f},
-        {"sqrtf", 0x1p-148f, 0x1p-74f}, {"sqrtf", 0x1.fffffep127f, 0x1.fffffep63f},
-        {"rsqrtf", 0.0f, INFINITY}, {"rsqrtf", -0.0f, -INFINITY}, {"rsqrtf", INFINITY, 0.0f}, {"rsqrtf", -1.0f, NAN},
-        {"rsqrtf", NAN, NAN}, {"rsqrtf", 4.0f, 0.5f}, {"rsqrtf", 0x1p-148f, 0x1p74f},
-        {"expf", 0.0f, 1.0f}, {"expf", -0.0f, 1.0f}, {"expf", INFINITY, INFINITY}, {"expf", -INFINITY, 0.0f},
-        {"expf", NAN, NAN}, {"expf", 89.0f, INFINITY}, {"expf", -104.0f, 0.0f}, {"expf", 0x1p-149f, 1.0f},
-        {"exp2f", 0.0f, 1.0f}, {"exp2f", 3.0f, 8.0f}, {"exp2f", -149.0f, 0x1p-149f}, {"exp2f", -150.0f, 0.0f},
-        {"exp2f", 127.0f, 0x1p127f}, {"exp2f", 128.0f, INFINITY}, {"exp2f", -INFINITY, 0.0f}, {"exp2f", NAN, NAN},
-        {"logf", 1.0f, 0.0f}, {"logf", 0.0f, -INFINITY}, {"logf", -0.0f, -INFINITY}, {"logf", -1.0f, NAN},
-        {"logf", -INFINITY, NAN}, {"logf", INFINITY, INFINITY}, {"logf", NAN, NAN},
-        {"log2f", 1.0f, 0.0f}, {"log2f", 8.0f, 3.0f}, {"log2f", 0x1p-149f, -149.0f}, {"log2f", 0x1p127f, 127.0f},
-        {"log2f", 0.0f, -INFINITY}, {"log2f", -2.0f, NAN}, {"log2f", INFINITY, INFINITY}, {"log2f", NAN, NAN},
-        {"sinf", 0.0f, 0.0f}, {"sinf", -0.0f, -0.0f}, {"sinf", 0x1p-149f, 0x1p-149f}, {"sinf", -0x1p-149f, -0x1p-149f},
-        {"sinf", INFINITY, NAN}, {"sinf", -INFINITY, NAN}, {"sinf", NAN, NAN},
-        {"cosf", 0.0f, 1.0f}, {"cosf", -0.0f, 1.0f}, {"cosf", 0x1p-149f, 1.0f}, {"cosf", INFINITY, NAN},
+        {"sqrtf", 0.0f, 0.0f},
+        {"sqrtf", -0.0f, -0.0f},
+        {"sqrtf", INFINITY, INFINITY},
+        {"sqrtf", -INFINITY, NAN},
+        {"sqrtf", -1.0f, NAN},
+        {"sqrtf", -0x1p-149f, NAN},
+        {"sqrtf", NAN, NAN},
+        {"sqrtf", 4.0f, 2.0f},
+        {"sqrtf", 0x1p-148f, 0x1p-74f},
+        {"sqrtf", 0x1.fffffep127f, 0x1.fffffep63f},
+        {"rsqrtf", 0.0f, INFINITY},
+        {"rsqrtf", -0.0f, -INFINITY},
+        {"rsqrtf", INFINITY, 0.0f},
+        {"rsqrtf", -1.0f, NAN},
+        {"rsqrtf", NAN, NAN},
+        {"rsqrtf", 4.0f, 0.5f},
+        {"rsqrtf", 0x1p-148f, 0x1p74f},
+        {"expf", 0.0f, 1.0f},
+        {"expf", -0.0f, 1.0f},
+        {"expf", INFINITY, INFINITY},
+        {"expf", -INFINITY, 0.0f},
+        {"expf", NAN, NAN},
+        {"expf", 89.0f, INFINITY},
+        {"expf", -104.0f, 0.0f},
+        {"expf", 0x1p-149f, 1.0f},
+        {"exp2f", 0.0f, 1.0f},
+        {"exp2f", 3.0f, 8.0f},
+        {"exp2f", -149.0f, 0x1p-149f},
+        {"exp2f", -150.0f, 0.0f},
+        {"exp2f", 127.0f, 0x1p127f},
+        {"exp2f", 128.0f, INFINITY},
+        {"exp2f", -INFINITY, 0.0f},
+        {"exp2f", NAN, NAN},
+        {"logf", 1.0f, 0.0f},
+        {"logf", 0.0f, -INFINITY},
+        {"logf", -0.0f, -INFINITY},
+        {"logf", -1.0f, NAN},
+        {"logf", -INFINITY, NAN},
+        {"logf", INFINITY, INFINITY},
+        {"logf", NAN, NAN},
+        {"log2f", 1.0f, 0.0f},
+        {"log2f", 8.0f, 3.0f},
+        {"log2f", 0x1p-149f, -149.0f},
+        {"log2f", 0x1p127f, 127.0f},
+        {"log2f", 0.0f, -INFINITY},
+        {"log2f", -2.0f, NAN},
+        {"log2f", INFINITY, INFINITY},
+        {"log2f", NAN, NAN},
+        {"sinf", 0.0f, 0.0f},
+        {"sinf", -0.0f, -0.0f},
+        {"sinf", 0x1p-149f, 0x1p-149f},
+        {"sinf", -0x1p-149f, -0x1p-149f},
+        {"sinf", INFINITY, NAN},
+        {"sinf", -INFINITY, NAN},
+        {"sinf", NAN, NAN},
+        {"cosf", 0.0f, 1.0f},
+        {"cosf", -0.0f, 1.0f},
+        {"cosf", 0x1p-149f, 1.0f},
+        {"cosf", INFINITY, NAN},
         {"cosf", NAN, NAN},
-        {"tanf", 0.0f, 0.0f}, {"tanf", -0.0f, -0.0f}, {"tanf", 0x1p-149f, 0x1p-149f}, {"tanf", INFINITY, NAN},
+        {"tanf", 0.0f, 0.0f},
+        {"tanf", -0.0f, -0.0f},
+        {"tanf", 0x1p-149f, 0x1p-149f},
+        {"tanf", INFINITY, NAN},
         {"tanf", NAN, NAN},
-        {"tanhf", 0.0f, 0.0f}, {"tanhf", -0.0f, -0.0f}, {"tanhf", 0x1p-149f, 0x1p-149f}, {"tanhf", INFINITY, 1.0f},
-        {"tanhf", -INFINITY, -1.0f}, {"tanhf", 20.0f, 1.0f}, {"tanhf", NAN, NAN},
-        {"erff", 0.0f, 0.0f}, {"erff", -0.0f, -0.0f}, {"erff", INFINITY, 1.0f}, {"erff", -INFINITY, -1.0f},
-        {"erff", 5.0f, 1.0f}, {"erff", NAN, NAN},
+        {"tanhf", 0.0f, 0.0f},
+        {"tanhf", -0.0f, -0.0f},
+        {"tanhf", 0x1p-149f, 0x1p-149f},
+        {"tanhf", INFINITY, 1.0f},
+        {"tanhf", -INFINITY, -1.0f},
+        {"tanhf", 20.0f, 1.0f},
+        {"tanhf", NAN, NAN},
+        {"erff", 0.0f, 0.0f},
+        {"erff", -0.0f, -0.0f},
+        {"erff", INFINITY, 1.0f},
+        {"erff", -INFINITY, -1.0f},
+        {"erff", 5.0f, 1.0f},
+        {"erff", NAN, NAN},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const libm_fn *f = fn_named(cases[i].fn);
@@ -304,7 +414,8 @@ static void special_values(void **state)
     for (uint32_t b = 1; b < 0x00800000u; b += 4099) {
         float x = kc_as_float(b);
         if (libm_ulp_error(__kc_erff(x), erf((double)x)) > 1.0 || __kc_sinf(x) != x || __kc_tanf(-x) != -x)
-            fail_msg("subnormal %a: erff %a sinf %a tanf(-x) %a", x, __kc_erff(x), __kc_sinf(x), __kc_tanf(-x));
+            fail_msg("subnormal %a: erff %a sinf %a tanf(-x) %a", x, __kc_erff(x), __kc_sinf(x),
+                     __kc_tanf(-x));
     }
 }
 

@@ -49,7 +49,8 @@ static void entry_points(void **state)
         if (!f)
             fail_msg("%s is missing", name);
         int want_params = strcmp(base, "powf") == 0 ? 2 : 1;
-        if (!f->is_static || f->is_kernel || !f->defined || !kc_type_equal(f->ret, f32) || f->params.len != want_params)
+        if (!f->is_static || f->is_kernel || !f->defined || !kc_type_equal(f->ret, f32) ||
+            f->params.len != want_params)
             fail_msg("%s must be 'static float %s(float%s)'", name, name, want_params == 2 ? ", float" : "");
         for (int p = 0; p < f->params.len; p++)
             if (!kc_type_equal(KC_VEC_AT(f->params, kc_sym, p)->type, f32))
@@ -66,11 +67,19 @@ static void entry_points(void **state)
 static bool allowed_builtin(int b)
 {
     switch (b) {
-    case KC_B_FABS: case KC_B_FLOOR: case KC_B_CEIL: case KC_B_COPYSIGN: case KC_B_FMIN: case KC_B_FMAX:
-    case KC_B_MIN: case KC_B_MAX: case KC_B_AS_UINT: case KC_B_AS_INT: case KC_B_AS_FLOAT: case KC_B_MUL_HI:
-        return true;
-    default:
-        return false;
+    case KC_B_FABS:
+    case KC_B_FLOOR:
+    case KC_B_CEIL:
+    case KC_B_COPYSIGN:
+    case KC_B_FMIN:
+    case KC_B_FMAX:
+    case KC_B_MIN:
+    case KC_B_MAX:
+    case KC_B_AS_UINT:
+    case KC_B_AS_INT:
+    case KC_B_AS_FLOAT:
+    case KC_B_MUL_HI: return true;
+    default: return false;
     }
 }
 
