@@ -38,6 +38,7 @@ typedef struct place {
 } place;
 
 static kc_ir_func *lower_func(lower *L, const kc_func *f);
+static kc_ir_var *const_var(lower *L, const kc_sym *c);
 static kc_ir_expr *rv(lower *L, kc_ir_block *b, const kc_expr *e, bool want);
 static void lower_stmt(lower *L, kc_ir_block *b, const kc_stmt *s);
 
@@ -181,7 +182,7 @@ static bool name_root(lower *L, const kc_sym *sym, kc_ir_root *root)
         else
             root->param = L->param_map[sym->index];
     } else if (sym->kind == KC_SYM_CONST) {
-        root->var = kc_map_get(&L->consts, sym->name);
+        root->var = const_var(L, sym);
     }
     return root->var || root->param;
 }
@@ -949,53 +950,55 @@ static kc_ir_func *lower_func(lower *L, const kc_func *ast)
     return f;
 }
 
-/* File-scope constant arrays become KIR_MEM_CONST variables with values. */
-static void lower_consts(lower *L)
+/* A file-scope constant array becomes a KIR_MEM_CONST variable with its
+ * values, the first time a function uses it (so a kernel carries only the
+ * tables it reads, not every table of kc's math library). */
+static kc_ir_var *const_var(lower *L, const kc_sym *c)
 {
-    for (int i = 0; i < L->prog->consts.len; i++) {
-        const kc_sym *c = L->prog->consts.items[i];
-        if (c->type->kind != KC_TY_ARRAY)
-            continue;
-        kc_ir_var *v = KC_NEW(L->a, kc_ir_var);
-        v->name = c->name;
-        v->loc = c->loc;
-        v->type = kc_type_base(c->type);
-        v->is_array = true;
-        v->mem = KIR_MEM_CONST;
-        v->len_expr = total_len(L, c->type);
-        kc_iexpr_eval(v->len_expr, NULL, NULL, &v->len, NULL, 0);
-        v->init = kc_arena_alloc(L->a, sizeof(kc_ir_expr *) * (size_t)v->len);
-        for (int64_t k = 0; k < v->len; k++)
-            v->init[k] = zero_of(L, v->type);
-        /* flatten the (nested) initialiser into element order */
-        int64_t strides[17];
-        int depth = 0;
-        for (const kc_type *t = c->type; t->kind == KC_TY_ARRAY; t = t->elem, depth++) {
-            int64_t s = 1;
-            for (const kc_type *u = t->elem; u->kind == KC_TY_ARRAY; u = u->elem) {
-                int64_t n;
-                kc_iexpr_eval(u->len, NULL, NULL, &n, NULL, 0);
-                s *= n;
-            }
-            strides[depth] = s;
+    kc_ir_var *v = kc_map_get(&L->consts, c->name);
+    if (v)
+        return v;
+    v = KC_NEW(L->a, kc_ir_var);
+    v->name = c->name;
+    v->loc = c->loc;
+    v->type = kc_type_base(c->type);
+    v->is_array = true;
+    v->mem = KIR_MEM_CONST;
+    v->len_expr = total_len(L, c->type);
+    kc_iexpr_eval(v->len_expr, NULL, NULL, &v->len, NULL, 0);
+    v->init = kc_arena_alloc(L->a, sizeof(kc_ir_expr *) * (size_t)v->len);
+    for (int64_t k = 0; k < v->len; k++)
+        v->init[k] = zero_of(L, v->type);
+    /* flatten the (nested) initialiser into element order */
+    int64_t strides[17];
+    int depth = 0;
+    for (const kc_type *t = c->type; t->kind == KC_TY_ARRAY; t = t->elem, depth++) {
+        int64_t s = 1;
+        for (const kc_type *u = t->elem; u->kind == KC_TY_ARRAY; u = u->elem) {
+            int64_t n;
+            kc_iexpr_eval(u->len, NULL, NULL, &n, NULL, 0);
+            s *= n;
         }
-        struct frame { const kc_expr *list; int64_t base; int depth; } fr[17];
-        int sp = 0;
-        fr[sp++] = (struct frame){c->init, 0, 0};
-        while (sp > 0) {
-            struct frame top = fr[--sp];
-            for (int k = top.list->args.len - 1; k >= 0; k--) {
-                const kc_expr *item = top.list->args.items[k];
-                int64_t pos = top.base + k * strides[top.depth];
-                if (item->kind == KC_E_INIT)
-                    fr[sp++] = (struct frame){item, pos, top.depth + 1};
-                else if (pos < v->len)
-                    v->init[pos] = rv(L, &L->fn->body, item, true);
-            }
-        }
-        kc_map_put(L->a, &L->consts, c->name, v);
-        kc_vec_push(L->a, &L->m->consts, v);
+        strides[depth] = s;
     }
+    struct frame { const kc_expr *list; int64_t base; int depth; } fr[17];
+    int sp = 0;
+    fr[sp++] = (struct frame){c->init, 0, 0};
+    kc_ir_block scratch = {0}; /* constant values need no statements */
+    while (sp > 0) {
+        struct frame top = fr[--sp];
+        for (int k = top.list->args.len - 1; k >= 0; k--) {
+            const kc_expr *item = top.list->args.items[k];
+            int64_t pos = top.base + k * strides[top.depth];
+            if (item->kind == KC_E_INIT)
+                fr[sp++] = (struct frame){item, pos, top.depth + 1};
+            else if (pos < v->len)
+                v->init[pos] = rv(L, &scratch, item, true);
+        }
+    }
+    kc_map_put(L->a, &L->consts, c->name, v);
+    kc_vec_push(L->a, &L->m->consts, v);
+    return v;
 }
 
 kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel)
@@ -1008,9 +1011,6 @@ kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, co
     L.m->arena = a;
     L.m->diag = diag;
     L.m->prog = prog;
-    kc_ir_func scratch = {0};
-    L.fn = &scratch; /* constant initialisers are lowered outside any function */
-    lower_consts(&L);
     L.m->kernel = lower_func(&L, kernel);
     return L.failed ? NULL : L.m;
 }

@@ -369,6 +369,10 @@ kc_program *kc_dsl_parse_text(kc_ctx *c, const char *path, const char *text, siz
 /* The embedded <kc.h>, as shipped in dsl/include/kc.h. */
 extern const char kc_dsl_header[];
 extern const size_t kc_dsl_header_len;
+/* kc's math library (compiler/libm/kc_math.kc), read before every program
+ * as the file "<kc_math>"; its names start with __kc_. */
+extern const char kc_dsl_libm[];
+extern const size_t kc_dsl_libm_len;
 
 /* Finds a kernel or helper by name. */
 kc_func *kc_program_func(const kc_program *p, const char *name);

@@ -381,6 +381,13 @@ void kc_pp_file(kc_ctx *c, int file, tokvec *out)
     P.header_file = -1;
     static token one = {.kind = TK_INT, .text = "1", .len = 1, .ival = 1, .loc = {-1, 0, 0}};
     define(&P, "__KC__", &one, 1, KC_NO_LOC);
+    /* kc's math library comes first; the macros it defines for itself are
+     * forgotten before the user's file begins */
+    int libm = kc_src_add(&c->src, "<kc_math>", kc_dsl_libm, kc_dsl_libm_len, true);
+    pp_file(&P, libm);
+    for (int i = 0; i < P.macros.cap; i++)
+        if (P.macros.keys[i] && P.macros.vals[i] && ((macro *)P.macros.vals[i])->loc.file == libm)
+            P.macros.vals[i] = NULL;
     pp_file(&P, file);
     token eof = {0};
     eof.kind = TK_EOF;

@@ -333,20 +333,6 @@ static int glsl_inst(kc_builtin b, bool fl, bool sg)
     case KC_B_FMA: return GLSLstd450Fma;
     case KC_B_MIN: return fl ? GLSLstd450NMin : sg ? GLSLstd450SMin : GLSLstd450UMin;
     case KC_B_MAX: return fl ? GLSLstd450NMax : sg ? GLSLstd450SMax : GLSLstd450UMax;
-    /* TEMPORARY, until kc's math library (compiler/libm) is merged: the
-     * accurate functions use the native instructions, which are only as
-     * accurate as Vulkan's minimum. */
-    case KC_B_SQRT: return GLSLstd450Sqrt;
-    case KC_B_RSQRT: return GLSLstd450InverseSqrt;
-    case KC_B_EXP: return GLSLstd450Exp;
-    case KC_B_EXP2: return GLSLstd450Exp2;
-    case KC_B_LOG: return GLSLstd450Log;
-    case KC_B_LOG2: return GLSLstd450Log2;
-    case KC_B_POW: return GLSLstd450Pow;
-    case KC_B_SIN: return GLSLstd450Sin;
-    case KC_B_COS: return GLSLstd450Cos;
-    case KC_B_TAN: return GLSLstd450Tan;
-    case KC_B_TANH: return GLSLstd450Tanh;
     case KC_B_FAST_SQRT: return GLSLstd450Sqrt;
     case KC_B_FAST_RSQRT: return GLSLstd450InverseSqrt;
     case KC_B_FAST_EXP: return GLSLstd450Exp;

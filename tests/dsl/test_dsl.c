@@ -127,6 +127,10 @@ static const refusal refusals[] = {
     {"NUL byte", K "void k(float *x) { x[0] = 1.0f; \x01 }", "t.kc:2:33:", "stray byte 0x01"},
     {"unterminated comment", K "void k(float *x) { } /* open", "t.kc:2:22:", "unterminated comment"},
     {"static local", K "void k(float *x) { static float s = 1.0f; }", "t.kc:2:20:", "static local variables"},
+    {"reserved name", "static float __kc_mine(float v) { return v; }\n" K "void k(float *x) { x[0] = __kc_mine(1.0f); }",
+     "t.kc:1:14:", "reserved for kc"},
+    {"library macros stay inside", K "void k(uint *x) { x[0] = KC_NAN_BITS; }", "t.kc:2:26:",
+     "'KC_NAN_BITS' is not declared"},
 };
 
 static void refused_constructs(void **state)
