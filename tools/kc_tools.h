@@ -47,6 +47,8 @@ int kc_cmd_build(int argc, char **argv);
 int kc_cmd_check(int argc, char **argv);
 int kc_cmd_emit(int argc, char **argv);
 int kc_cmd_variants(int argc, char **argv);
+int kc_cmd_devices(int argc, char **argv);
+int kc_cmd_run(int argc, char **argv);
 int kc_cmd_help(int argc, char **argv);
 
 #endif

@@ -196,8 +196,9 @@ typedef struct kcrt_device_info {
 /* ADDITION: lists every device of a backend ("auto"/NULL: of every backend
  * that loads), without opening one. Writes up to max entries to out (out
  * may be NULL to count) and the total to *count. On failure writes a
- * message to err. A missing backend library is KCRT_ERROR_NO_BACKEND when
- * the backend was named, and simply no devices with "auto". */
+ * message to err. A backend whose library is missing is KCRT_ERROR_NO_BACKEND
+ * when it was named; with "auto" the backends that load are listed, and
+ * only when none loads is it an error (the last one's). */
 kcrt_status kcrt_devices(const char *backend, kcrt_device_info *out, int max, int *count, char *err,
                          size_t errlen);
 /* ADDITION: the open context's device. */
