@@ -54,6 +54,7 @@ static bool bad(rd *r, const char *fmt, ...)
 
 static bool col_text(rd *r, sqlite3_stmt *st, int i, const char **out, bool nullable)
 {
+    *out = NULL;
     int t = sqlite3_column_type(st, i);
     const char *name = sqlite3_column_name(st, i);
     if (t == SQLITE_NULL && nullable) {
@@ -72,6 +73,7 @@ static bool col_text(rd *r, sqlite3_stmt *st, int i, const char **out, bool null
 
 static bool col_int(rd *r, sqlite3_stmt *st, int i, int64_t lo, int64_t hi, int64_t *out)
 {
+    *out = 0;
     const char *name = sqlite3_column_name(st, i);
     if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
         return bad(r, "column '%s' is not an integer", name ? name : "?");
@@ -84,6 +86,7 @@ static bool col_int(rd *r, sqlite3_stmt *st, int i, int64_t lo, int64_t hi, int6
 
 static bool col_real(rd *r, sqlite3_stmt *st, int i, double *out)
 {
+    *out = 0;
     int t = sqlite3_column_type(st, i);
     const char *name = sqlite3_column_name(st, i);
     if (t != SQLITE_FLOAT && t != SQLITE_INTEGER)
@@ -94,6 +97,8 @@ static bool col_real(rd *r, sqlite3_stmt *st, int i, double *out)
 
 static bool col_blob(rd *r, sqlite3_stmt *st, int i, const void **out, size_t *size)
 {
+    *out = NULL;
+    *size = 0;
     if (sqlite3_column_type(st, i) != SQLITE_BLOB)
         return bad(r, "column 'binary' is not a blob");
     int n = sqlite3_column_bytes(st, i);
@@ -542,6 +547,8 @@ static bool read_tunables(rd *r, rt_kernel *k, int64_t id)
 /* Reads a list of text rows (constraints, shapes) into a NULL-free array. */
 static bool read_texts(rd *r, const char *sql, int64_t id, const char ***out, int *count)
 {
+    *out = NULL;
+    *count = 0;
     sqlite3_stmt *st = prepare(r, sql);
     if (!st)
         return false;

@@ -169,6 +169,7 @@ rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why)
 
 static kcrt_status find_kernel(kcrt_bundle *b, const char *name, rt_kernel **out)
 {
+    *out = NULL;
     for (int i = 0; i < b->nkernels; i++)
         if (strcmp(b->kernels[i].info.name, name) == 0) {
             *out = &b->kernels[i];
@@ -301,6 +302,7 @@ static rt_variant *variant_with(rt_kernel *rk, const int64_t *tv)
 kcrt_status rt_find_variant(kcrt_bundle *b, rt_kernel *rk, const char *tunables, rt_variant **out)
 {
     rt_arena scratch = {0};
+    *out = NULL;
     int64_t *tv = rt_alloc(&scratch, sizeof(int64_t) * (size_t)(rk->info.ntunables + 1));
     char err[512], list[RT_MSG / 2];
     kcrt_status s = KCRT_OK;

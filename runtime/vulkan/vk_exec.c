@@ -280,8 +280,8 @@ static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, co
         return s;
     uint32_t n = m->nbuffers;
     if (m->spilled) {
-        vk_mem *chunk;
-        VkDeviceSize at;
+        vk_mem *chunk = NULL;
+        VkDeviceSize at = 0;
         if ((s = args_space(d, b, l->args_size, &chunk, &at)) != KCRT_OK)
             return s;
         memcpy((char *)chunk->map + at, l->args, l->args_size);

@@ -11,6 +11,7 @@
 #include "vk_private.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -80,12 +81,64 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 
 /* ---- the loader ------------------------------------------------------------------------------------ */
 
+/* Libraries Vulkan loads stay loaded. The loader dlcloses drivers and
+ * layers with the instance, and Mesa's drivers (LLVM inside) are not made to
+ * be unloaded and loaded again: what they allocated is then unreachable, and
+ * static state can outlive them. Pinned, a second context also opens
+ * faster. Only what appeared between `before` and now is pinned, never the
+ * host application's own libraries. */
+typedef struct lib_names {
+    char **names;
+    int n, cap;
+} lib_names;
+
+static int add_name(struct dl_phdr_info *info, size_t size, void *user)
+{
+    (void)size;
+    lib_names *l = user;
+    if (!info->dlpi_name || !*info->dlpi_name)
+        return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 64;
+        char **bigger = realloc(l->names, sizeof(char *) * (size_t)cap);
+        if (!bigger)
+            return 1;
+        l->names = bigger, l->cap = cap;
+    }
+    if ((l->names[l->n] = strdup(info->dlpi_name)))
+        l->n++;
+    return 0;
+}
+
+static void names_free(lib_names *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+    memset(l, 0, sizeof(*l));
+}
+
+static void pin_new_libraries(const lib_names *before)
+{
+    lib_names now = {0};
+    dl_iterate_phdr(add_name, &now);
+    for (int i = 0; i < now.n; i++) {
+        bool old = false;
+        for (int j = 0; j < before->n && !old; j++)
+            old = strcmp(now.names[i], before->names[j]) == 0;
+        void *h = old ? NULL : dlopen(now.names[i], RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+        if (h)
+            dlclose(h); /* RTLD_NODELETE stays with the library */
+    }
+    names_free(&now);
+}
+
 static kcrt_status load(vk_lib *L, char *err, size_t errlen)
 {
     const char *path = getenv("KCRT_VULKAN_LIBRARY");
     if (!path || !*path)
         path = "libvulkan.so.1";
-    L->so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    L->so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* see pin_new_libraries */
     if (!L->so) {
         const char *why = dlerror();
         rt_printf(err, errlen, "Vulkan is not available: cannot load %s (%s); install a Vulkan loader and driver "
@@ -208,9 +261,14 @@ kcrt_status vk_lib_open(vk_lib *L, bool validation, char *err, size_t errlen)
 {
     memset(L, 0, sizeof(*L));
     L->debug = rt_env_debug();
+    lib_names before = {0};
+    dl_iterate_phdr(add_name, &before);
     kcrt_status s = load(L, err, errlen);
     if (s == KCRT_OK)
         s = create_instance(L, validation, err, errlen);
+    if (s == KCRT_OK)
+        pin_new_libraries(&before);
+    names_free(&before);
     if (s != KCRT_OK)
         vk_lib_close(L);
     return s;
@@ -410,7 +468,7 @@ static void query_properties(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *i
     info->min_subgroup_size = has_ssc && ssc.minSubgroupSize ? ssc.minSubgroupSize : sg.subgroupSize;
     info->max_subgroup_size = has_ssc && ssc.maxSubgroupSize ? ssc.maxSubgroupSize : sg.subgroupSize;
     c->subgroup_ops = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sg.supportedOperations : 0;
-    snprintf(driver_info, len, "%s%s%s", has_drv ? drv.driverName : "", has_drv && drv.driverInfo[0] ? " " : "",
+    rt_printf(driver_info, len, "%s%s%s", has_drv ? drv.driverName : "", has_drv && drv.driverInfo[0] ? " " : "",
              has_drv ? drv.driverInfo : "");
 }
 

@@ -549,7 +549,8 @@ static void test_conversions(void **state)
         uint32_t xb, masked = u[i] & 0x7f7fffffu;
         memcpy(&xb, &x, 4);
         memcpy(&fu, &masked, 4);
-        int wi[4] = {(int)x, (int)xb, k[i] * 7 / 3, (int)((int64_t)k[i] * 100003 % 65521)};
+        int32_t wrapped = (int32_t)((uint32_t)k[i] * 7u); /* the device's int multiply wraps */
+        int wi[4] = {(int)x, (int)xb, wrapped / 3, (int)((int64_t)k[i] * 100003 % 65521)};
         uint32_t wu[3] = {(uint32_t)a, xb, (uint32_t)(((uint64_t)u[i] * 2654435761u) >> 32)};
         float wf[4] = {fk, fuu, fu, fh};
         rt_check_i32("oi", &gi[4 * i], wi, 4);

@@ -28,8 +28,11 @@ static int sh(char **out, const char *fmt, ...)
     for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
         len += got;
     int status = pclose(p);
-    if (strstr(text, "kcrt: validation")) /* the child ran with KCRT_VALIDATION=1 too */
-        fail_msg("the validation layer spoke in `%s`:\n%s", cmd, text);
+    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) { /* the child ran with KCRT_VALIDATION=1 too */
+        fprintf(stderr, "%s\n", text);
+        free(text);
+        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
+    }
     if (out)
         *out = text;
     else
