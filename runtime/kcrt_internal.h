@@ -51,6 +51,13 @@ bool kcrt_validation_enabled(const kcrt_context *ctx);
 bool kcrt_validation_selftest(kcrt_context *ctx);
 void kcrt_validation_reset(void);
 
+/* Environment variables for tests, read when a context opens:
+ *   KCRT_VULKAN_STAGING=1   buffers in device memory with staging copies,
+ *                           as on a discrete GPU, even where memory is unified
+ *   KCRT_VULKAN_PRETEND=…   a device with less than it has, to test refusals:
+ *                           "no-float16,no-int64,no-storage16,no-subgroups,
+ *                           no-float-atomics,push=N" (N bytes of push constants) */
+
 /* Launches recorded but not yet submitted, in ctx. */
 int kcrt_pending_launches(const kcrt_context *ctx);
 

@@ -520,6 +520,30 @@ static void describe_limits(kcrt_device_info *info, const VkPhysicalDeviceLimits
     info->max_buffer_bytes = l->maxStorageBufferRange;
 }
 
+/* KCRT_VULKAN_PRETEND (tests only, kcrt_internal.h): a device with less
+ * than it has, "no-float16,no-int64,no-storage16,no-subgroups,
+ * no-float-atomics,push=N", to test how variants it cannot run are refused. */
+static void pretend(kcrt_device_info *info, vk_caps *c)
+{
+    const char *p = getenv("KCRT_VULKAN_PRETEND");
+    if (!p || !*p)
+        return;
+    if (strstr(p, "no-float16"))
+        c->float16 = false;
+    if (strstr(p, "no-int64"))
+        c->int64 = false;
+    if (strstr(p, "no-storage16"))
+        c->storage16 = false;
+    if (strstr(p, "no-subgroups"))
+        c->subgroup_ops = 0;
+    if (strstr(p, "no-float-atomics"))
+        c->float_atomics_buffer = c->float_atomics_shared = false;
+    const char *push = strstr(p, "push=");
+    if (push && atoi(push + 5) > 0)
+        c->limits.maxPushConstantsSize = (uint32_t)atoi(push + 5);
+    (void)info;
+}
+
 void vk_describe(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps *c)
 {
     VkPhysicalDeviceProperties p;
@@ -550,7 +574,8 @@ void vk_describe(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps
     query_properties(L, pd, info, c, words, sizeof(words));
     rt_printf(info->driver, sizeof(info->driver), "%s%s%s", version, words[0] ? " " : "", words);
     query_features(L, pd, c);
-    describe_limits(info, &p.limits);
+    pretend(info, c);
+    describe_limits(info, &c->limits);
     describe_memory(info, c);
     uint32_t ts_bits = 0;
     c->queue_family = compute_family(L, pd, &ts_bits);

@@ -397,6 +397,58 @@ static void test_debug_log_says_what_was_chosen(void **state)
     free(quiet);
 }
 
+/* ---- a device without features (KCRT_VULKAN_PRETEND) ------------------------------------------------ */
+
+static void test_variants_needing_missing_features_are_refused(void **state)
+{
+    (void)state;
+    setenv("KCRT_VULKAN_PRETEND", "no-float16,no-int64,no-storage16,no-subgroups,push=64", 1);
+    kcrt_context *c;
+    kcrt_status s = kcrt_open(&c, NULL);
+    unsetenv("KCRT_VULKAN_PRETEND");
+    ASSERT_OK(s);
+    const kcrt_device_info *d = kcrt_device_info_get(c);
+    assert_false(d->float16 || d->int64 || d->storage16 || d->subgroups);
+    assert_int_equal(64, d->max_push_bytes);
+    kcrt_bundle *b;
+    kcrt_kernel *k;
+    assert_int_equal(KCRT_OK, kcrt_bundle_load(c, RT_BUNDLE, &b));
+    static const struct {
+        const char *kernel, *variant, *message;
+    } cases[] = {
+        {"subgroup_ops", "SG_WG=64", "it needs subgroup operations in compute shaders, which the device does not offer"},
+        {"half4_sum", "", "it needs 16-bit float arithmetic (shaderFloat16)"},
+        {"half_scale", "", "it needs 16-bit storage buffers (storageBuffer16BitAccess)"},
+        {"convert", "", "it needs 64-bit integers (shaderInt64)"},
+        {"many_scalars", "", "its 80 bytes of scalar arguments exceed the device's 64 bytes of push constants, and "
+                             "the compiler did not spill them to a buffer"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        assert_int_equal(KCRT_ERROR_UNSUPPORTED, kcrt_kernel_get_variant(b, cases[i].kernel, cases[i].variant, &k));
+        ASSERT_CONTAINS(kcrt_error(c), cases[i].kernel);
+        ASSERT_CONTAINS(kcrt_error(c), cases[i].message);
+    }
+    /* a handle that chooses per launch refuses at the launch */
+    ASSERT_OK(kcrt_kernel_get(b, "subgroup_ops", &k));
+    kcrt_buffer *buf;
+    assert_int_equal(KCRT_OK, kcrt_buffer_create(c, 4096, &buf));
+    kcrt_arg args[] = {KCRT_I32(64), KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf)};
+    assert_int_equal(KCRT_ERROR_UNSUPPORTED, kcrt_launch(k, args, 6));
+    ASSERT_CONTAINS(kcrt_error(c), "kernel 'subgroup_ops' variant 'SG_WG=64' cannot run on '");
+    /* the spilled kernel does not need push constants: it runs */
+    kcrt_arg sp[41];
+    for (int i = 0; i < 40; i++)
+        sp[i] = i % 4 == 0 ? KCRT_I32(i) : i % 4 == 1 ? KCRT_F32(i) : i % 4 == 2 ? KCRT_U32(i) : KCRT_BOOL(1);
+    sp[40] = KCRT_BUF(buf);
+    assert_int_equal(KCRT_OK, kcrt_kernel_get(b, "spill", &k));
+    assert_int_equal(KCRT_OK, kcrt_launch(k, sp, 41));
+    float out[40];
+    assert_int_equal(KCRT_OK, kcrt_buffer_read(buf, 0, out, sizeof(out)));
+    for (int i = 0; i < 40; i++)
+        assert_true(out[i] == (i % 4 == 3 ? 1.0f : (float)i));
+    kcrt_close(c);
+}
+
 /* ---- devices ------------------------------------------------------------------------------------------- */
 
 static void test_devices_describe_themselves(void **state)
@@ -565,6 +617,7 @@ int main(void)
         cmocka_unit_test_teardown(test_failed_open_keeps_the_message, rt_teardown),
         cmocka_unit_test_teardown(test_environment_overrides_options, rt_teardown),
         cmocka_unit_test_teardown(test_debug_log_says_what_was_chosen, rt_teardown),
+        cmocka_unit_test_teardown(test_variants_needing_missing_features_are_refused, rt_teardown),
         cmocka_unit_test_teardown(test_devices_describe_themselves, rt_teardown),
         cmocka_unit_test_teardown(test_bundle_introspection, rt_teardown),
         cmocka_unit_test_teardown(test_eval_expressions, rt_teardown),

@@ -640,6 +640,18 @@ static void test_spilled_scalars(void **state)
         rt_check_f32("out", got, want, 40, 0, 0);
         free(got);
     }
+    /* twenty scalars, 80 bytes: push constants, not spilled */
+    kcrt_arg many[21];
+    int want_sum = 0;
+    for (int i = 0; i < 20; i++)
+        many[i] = KCRT_I32(i * 1009 - 7000), want_sum += i * 1009 - 7000;
+    many[20] = KCRT_BUF(bo);
+    rt_poison(bo, RT_BEEF);
+    assert_false(kcrt_kernel_info_get(rt_kernel("many_scalars"))->variants[0].spilled);
+    ASSERT_OK(kcrt_launch(rt_kernel("many_scalars"), many, 21));
+    int *sum = rt_read(bo);
+    assert_int_equal(want_sum, sum[0]);
+    free(sum);
     kcrt_buffer_free(bo);
 }
 
