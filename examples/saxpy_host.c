@@ -85,8 +85,8 @@ int main(int argc, char **argv)
         if (out[i] != want && bad++ < 5)
             fprintf(stderr, "saxpy_host: y[%d] = %.9g, expected %.9g\n", i, out[i], want);
     }
-    printf("saxpy of %d elements: %s (y[0] = %.6f, y[%d] = %.6f)\n", n, bad ? "WRONG" : "correct", out[0], n - 1,
-           out[n - 1]);
+    printf("saxpy of %d elements: %s (y[0] = %.6f, y[%d] = %.6f)\n", n, bad ? "WRONG" : "correct", out[0],
+           n - 1, out[n - 1]);
 
     free(x);
     free(y);

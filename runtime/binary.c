@@ -10,8 +10,8 @@
  * This is no validator: a module with well-formed instructions and wrong
  * meaning passes (the compiler validates what it writes with SPIRV-Tools).
  */
-#include "rt_private.h"
 #include "rt_binary.h"
+#include "rt_private.h"
 
 #include <string.h>
 
@@ -84,13 +84,16 @@ bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_
         memcpy(&first, &w[i], 4);
         uint32_t count = first >> 16, op = first & 0xffff;
         if (count == 0 || count > n - i)
-            return rt_printf(err, errlen, "its SPIR-V is damaged: an instruction at word %zu runs past the end", i), false;
+            return rt_printf(err, errlen,
+                             "its SPIR-V is damaged: an instruction at word %zu runs past the end", i),
+                   false;
         uint32_t ops[64] = {0};
         size_t nops = count - 1 < 64 ? count - 1 : 64;
         memcpy(ops, &w[i + 1], nops * 4);
         if (op == OP_CAPABILITY && count == 2)
             facts->features |= capability_feature(ops[0]);
-        if (op == OP_ENTRY_POINT && count >= 4 && ops[0] == EXEC_GLCOMPUTE && string_is(ops + 2, nops - 2, kernel))
+        if (op == OP_ENTRY_POINT && count >= 4 && ops[0] == EXEC_GLCOMPUTE &&
+            string_is(ops + 2, nops - 2, kernel))
             facts->has_entry = true;
         i += count;
     }

@@ -50,13 +50,15 @@ void kcrt_buffer_free(kcrt_buffer *b)
     free(b);
 }
 
-static kcrt_status check_range(const kcrt_buffer *b, size_t offset, const void *p, size_t bytes, const char *fn)
+static kcrt_status check_range(const kcrt_buffer *b, size_t offset, const void *p, size_t bytes,
+                               const char *fn)
 {
     if (!p && bytes)
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the host pointer is NULL", fn);
     if (offset > b->size || bytes > b->size - offset)
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT,
-                       "%s: %zu bytes at offset %zu do not fit in a buffer of %zu bytes", fn, bytes, offset, b->size);
+                       "%s: %zu bytes at offset %zu do not fit in a buffer of %zu bytes", fn, bytes, offset,
+                       b->size);
     return KCRT_OK;
 }
 

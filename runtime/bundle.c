@@ -12,8 +12,8 @@
  * device key, and rows of its device family on the same backend (the
  * family fallback of DESIGN.md §6).
  */
-#include "rt_private.h"
 #include "rt_binary.h"
+#include "rt_private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -210,7 +210,8 @@ static bool check_syntax(rd *r, const char *what, const char *text)
     int64_t v;
     if (!text || !*text)
         return bad(r, "%s is empty", what);
-    if (!kc_iexpr_eval_postfix(text, any_name, NULL, &v, err, sizeof(err)) && strncmp(err, "malformed", 9) == 0)
+    if (!kc_iexpr_eval_postfix(text, any_name, NULL, &v, err, sizeof(err)) &&
+        strncmp(err, "malformed", 9) == 0)
         return bad(r, "%s '%s' is %s", what, text, err);
     return true;
 }
@@ -304,7 +305,8 @@ static bool variant_values(rt_arena *a, const rt_kernel *k, const char *text, in
     return true;
 }
 
-bool rt_variant_values(rt_arena *a, const rt_kernel *k, const char *text, int64_t *tv, char *err, size_t errlen)
+bool rt_variant_values(rt_arena *a, const rt_kernel *k, const char *text, int64_t *tv, char *err,
+                       size_t errlen)
 {
     return variant_values(a, k, text, tv, err, errlen);
 }
@@ -373,14 +375,32 @@ static bool read_kernel_row(rd *r, sqlite3_stmt *st, rt_kernel *k, int64_t *id)
 
 /* ---- params ------------------------------------------------------------------------------------- */
 
+/* dims: "n;m" or "?" per dimension. */
+static bool read_dims(rd *r, kcrt_param_info *p, const char *dims)
+{
+    int nd = 1;
+    for (const char *c = dims; *c; c++)
+        nd += *c == ';';
+    if (nd > 8)
+        return bad(r, "buffer parameter '%s' has %d dimensions", p->name, nd);
+    char **parts = rt_alloc(r->a, sizeof(char *) * (size_t)nd);
+    if (!parts)
+        return bad(r, "out of memory");
+    if (!split3(r, dims, "dims", parts, nd))
+        return false;
+    p->ndims = nd;
+    p->dims = (const char *const *)parts;
+    return true;
+}
+
 static bool read_param(rd *r, sqlite3_stmt *st, rt_kernel *k, int64_t expect_idx)
 {
     kcrt_param_info *p = &k->params[expect_idx];
     int64_t idx, ro;
     const char *kind, *type;
     if (!col_int(r, st, 0, 0, INT32_MAX, &idx) || !col_text(r, st, 1, &p->name, false) ||
-        !col_text(r, st, 2, &kind, false) || !col_text(r, st, 3, &type, false) || !col_int(r, st, 4, 0, 1, &ro) ||
-        !col_text(r, st, 5, &p->extent, true))
+        !col_text(r, st, 2, &kind, false) || !col_text(r, st, 3, &type, false) ||
+        !col_int(r, st, 4, 0, 1, &ro) || !col_text(r, st, 5, &p->extent, true))
         return false;
     const char *dims;
     if (!col_text(r, st, 6, &dims, true))
@@ -410,19 +430,7 @@ static bool read_param(rd *r, sqlite3_stmt *st, rt_kernel *k, int64_t expect_idx
     if (buffer && !dims)
         return bad(r, "buffer parameter '%s' has no dims", p->name);
     k->info.nparams = (int)expect_idx + 1;
-    if (buffer) {
-        int nd = 1;
-        for (const char *c = dims; *c; c++)
-            nd += *c == ';';
-        if (nd > 8)
-            return bad(r, "buffer parameter '%s' has %d dimensions", p->name, nd);
-        char **parts = rt_alloc(r->a, sizeof(char *) * (size_t)nd);
-        if (!parts || !split3(r, dims, "dims", parts, nd))
-            return parts ? false : bad(r, "out of memory");
-        p->ndims = nd;
-        p->dims = (const char *const *)parts;
-    }
-    return true;
+    return !buffer || read_dims(r, p, dims);
 }
 
 /* Checks a buffer's extent and dims once every parameter is known. */
@@ -498,7 +506,8 @@ static bool parse_values(rd *r, kcrt_tunable_info *t, const char *vals)
     for (int i = 0; i < n; i++)
         has_def |= v[i] == t->def;
     if (!has_def)
-        return bad(r, "tunable '%s' has default %lld, not among its values '%s'", t->name, (long long)t->def, vals);
+        return bad(r, "tunable '%s' has default %lld, not among its values '%s'", t->name, (long long)t->def,
+                   vals);
     t->nvalues = n;
     t->values = v;
     return true;
@@ -508,8 +517,9 @@ static bool read_tunables(rd *r, rt_kernel *k, int64_t id)
 {
     r->table = "tunables";
     r->row = 0;
-    sqlite3_stmt *st = prepare(r, "SELECT idx, name, def, vals, (SELECT count(*) FROM tunables WHERE kernel_id = ?1) "
-                                  "FROM tunables WHERE kernel_id = ?1 ORDER BY idx");
+    sqlite3_stmt *st =
+        prepare(r, "SELECT idx, name, def, vals, (SELECT count(*) FROM tunables WHERE kernel_id = ?1) "
+                   "FROM tunables WHERE kernel_id = ?1 ORDER BY idx");
     if (!st)
         return false;
     sqlite3_bind_int64(st, 1, id);
@@ -583,13 +593,14 @@ static bool read_constraints(rd *r, rt_kernel *k, int64_t id)
     int n;
     r->table = "constraints";
     r->row = 0;
-    if (!read_texts(r, "SELECT expr, text FROM constraints WHERE kernel_id = ?1 ORDER BY rowid", id, &rows, &n))
+    if (!read_texts(r, "SELECT expr, text FROM constraints WHERE kernel_id = ?1 ORDER BY rowid", id, &rows,
+                    &n))
         return false;
     const char **texts = rt_alloc(r->a, sizeof(char *) * (size_t)(n + 1));
     if (!texts)
         return bad(r, "out of memory");
     for (int i = 0; i < n; i++) { /* syntax only: kc build writes constraints that name tunables */
-        r->row = i + 1;            /* the kernel does not use (compiler_bugs/constraint_foreign_tunable.kc) */
+        r->row = i + 1;           /* the kernel does not use (compiler_bugs/constraint_foreign_tunable.kc) */
         if (!check_syntax(r, "constraint", rows[2 * i]))
             return false;
         texts[i] = rows[2 * i + 1];
@@ -604,8 +615,9 @@ static bool read_shapes(rd *r, rt_kernel *k, int64_t id)
 {
     r->table = "shapes";
     r->row = 0;
-    sqlite3_stmt *st = prepare(r, "SELECT shape, (SELECT count(*) FROM shapes WHERE kernel_id = ?1) FROM shapes "
-                                  "WHERE kernel_id = ?1 ORDER BY idx");
+    sqlite3_stmt *st =
+        prepare(r, "SELECT shape, (SELECT count(*) FROM shapes WHERE kernel_id = ?1) FROM shapes "
+                   "WHERE kernel_id = ?1 ORDER BY idx");
     if (!st)
         return false;
     sqlite3_bind_int64(st, 1, id);
@@ -660,7 +672,8 @@ static bool read_init(rd *r, rt_kernel *k)
         if (i == k->info.nparams || k->params[i].kind != KCRT_PARAM_BUFFER)
             return bad(r, "init names '%s', which is not a buffer parameter", p);
         if (j == (int)RT_COUNT(kinds))
-            return bad(r, "init of '%s' is '%s' (expected uniform, normal, positive, ones or index)", p, eq + 1);
+            return bad(r, "init of '%s' is '%s' (expected uniform, normal, positive, ones or index)", p,
+                       eq + 1);
         k->params[i].init = (kcrt_init)j;
     }
     return true;
@@ -673,8 +686,10 @@ static bool parse_features(rd *r, rt_variant *v, const char *text)
     static const struct {
         const char *name;
         unsigned bit;
-    } known[] = {{"float16", RT_F_FLOAT16},     {"int64", RT_F_INT64},
-                 {"storage16", RT_F_STORAGE16}, {"subgroups", RT_F_SUBGROUPS},
+    } known[] = {{"float16", RT_F_FLOAT16},
+                 {"int64", RT_F_INT64},
+                 {"storage16", RT_F_STORAGE16},
+                 {"subgroups", RT_F_SUBGROUPS},
                  {"float_atomics", RT_F_FLOAT_ATOMICS}};
     char *copy = rt_strdup(r->a, text);
     if (!copy)
@@ -729,8 +744,8 @@ static bool parse_slots(rd *r, const rt_kernel *k, rt_variant *v, const char *ar
             s->offset = (uint32_t)a;
             s->size = (uint32_t)b;
         } else
-            return bad(r, "args: '%s' for parameter '%s' is not @BINDING or OFFSET:SIZE within %u bytes", parts[i],
-                       p->name, v->info->args_size);
+            return bad(r, "args: '%s' for parameter '%s' is not @BINDING or OFFSET:SIZE within %u bytes",
+                       parts[i], p->name, v->info->args_size);
     }
     if (seen != (v->nbuffers == 64 ? ~0ull : (1ull << v->nbuffers) - 1))
         return bad(r, "args: the bindings '%s' are not 0..%d", args, v->nbuffers - 1);
@@ -779,9 +794,10 @@ static bool read_variants(rd *r, rt_kernel *k, int64_t id)
 {
     r->table = "variants";
     r->row = 0;
-    sqlite3_stmt *st = prepare(r, "SELECT tunables, target, binary, wg_x, wg_y, wg_z, args, args_size, spilled, "
-                                  "shared_bytes, features, (SELECT count(*) FROM variants WHERE kernel_id = ?1) "
-                                  "FROM variants WHERE kernel_id = ?1 ORDER BY id");
+    sqlite3_stmt *st =
+        prepare(r, "SELECT tunables, target, binary, wg_x, wg_y, wg_z, args, args_size, spilled, "
+                   "shared_bytes, features, (SELECT count(*) FROM variants WHERE kernel_id = ?1) "
+                   "FROM variants WHERE kernel_id = ?1 ORDER BY id");
     if (!st)
         return false;
     sqlite3_bind_int64(st, 1, id);
@@ -867,8 +883,8 @@ static bool add_tuned(rd *r, rt_kernel *k, bool mine, const char *shape, const c
         return true;
     }
     if (!(row.v = variant_for(r, k, variant))) {
-        rt_log(ctx, "%s: tuned row %d ignored: variant '%s' is not in the bundle for %s", k->info.name, r->row,
-               variant, ctx->be->name);
+        rt_log(ctx, "%s: tuned row %d ignored: variant '%s' is not in the bundle for %s", k->info.name,
+               r->row, variant, ctx->be->name);
         return true;
     }
     for (int i = 0; i < k->nints; i++)
@@ -898,8 +914,9 @@ static bool read_tuned(rd *r, const int64_t *ids)
     const kcrt_device_info *d = &r->b->ctx->info;
     r->table = "tuned";
     r->row = 0;
-    sqlite3_stmt *st = prepare(r, "SELECT device_key, device_family, backend, kernel_id, shape, variant, time_ns "
-                                  "FROM tuned ORDER BY rowid");
+    sqlite3_stmt *st =
+        prepare(r, "SELECT device_key, device_family, backend, kernel_id, shape, variant, time_ns "
+                   "FROM tuned ORDER BY rowid");
     if (!st)
         return false;
     int rc;
@@ -909,7 +926,8 @@ static bool read_tuned(rd *r, const int64_t *ids)
         double t;
         if (!col_text(r, st, 0, &key, false) || !col_text(r, st, 1, &family, false) ||
             !col_text(r, st, 2, &backend, false) || !col_int(r, st, 3, INT64_MIN, INT64_MAX, &kid) ||
-            !col_text(r, st, 4, &shape, false) || !col_text(r, st, 5, &variant, false) || !col_real(r, st, 6, &t))
+            !col_text(r, st, 4, &shape, false) || !col_text(r, st, 5, &variant, false) ||
+            !col_real(r, st, 6, &t))
             break;
         rt_kernel *k = kernel_by_id(r->b, ids, kid);
         if (!k) {
@@ -970,8 +988,9 @@ static bool read_kernels(rd *r, int64_t **ids_out)
 {
     r->table = "kernels";
     r->row = 0;
-    sqlite3_stmt *st = prepare(r, "SELECT id, name, source_hash, wg, grid, may_alias, default_variant, tolerance, "
-                                  "init, bytes, flops, (SELECT count(*) FROM kernels) FROM kernels ORDER BY id");
+    sqlite3_stmt *st =
+        prepare(r, "SELECT id, name, source_hash, wg, grid, may_alias, default_variant, tolerance, "
+                   "init, bytes, flops, (SELECT count(*) FROM kernels) FROM kernels ORDER BY id");
     if (!st)
         return false;
     int rc, n = 0;
@@ -1058,8 +1077,9 @@ static bool check_header(rd *r, const char *path)
     if (!ok)
         return bad(r, "'%s': cannot read its format version: %s", path, sqlite3_errmsg(r->db));
     if (ver > KC_BUNDLE_FORMAT)
-        return bad(r, "'%s' has bundle format %lld, newer than this libkcrt reads (%d): update kc, or rebuild "
-                      "the bundle with this version's kc build",
+        return bad(r,
+                   "'%s' has bundle format %lld, newer than this libkcrt reads (%d): update kc, or rebuild "
+                   "the bundle with this version's kc build",
                    path, (long long)ver, KC_BUNDLE_FORMAT);
     if (ver < 1)
         return bad(r, "'%s' has no bundle format version (user_version %lld)", path, (long long)ver);
@@ -1102,11 +1122,12 @@ static void log_loaded(const kcrt_bundle *b)
         int mine = 0;
         for (int j = 0; j < k->ntuned; j++)
             mine += k->tuned[j].this_device;
-        rt_log(b->ctx, "bundle %s: kernel %s: %d variant%s, default %s%s, %d tuned row%s for this device, %d for "
-                       "its family (%s)",
-               b->path, k->info.name, k->info.nvariants, k->info.nvariants == 1 ? "" : "s", k->info.default_variant,
-               k->def ? "" : " (not for this backend)", mine, mine == 1 ? "" : "s", k->ntuned - mine,
-               b->ctx->info.family);
+        rt_log(b->ctx,
+               "bundle %s: kernel %s: %d variant%s, default %s%s, %d tuned row%s for this device, %d for "
+               "its family (%s)",
+               b->path, k->info.name, k->info.nvariants, k->info.nvariants == 1 ? "" : "s",
+               k->info.default_variant, k->def ? "" : " (not for this backend)", mine, mine == 1 ? "" : "s",
+               k->ntuned - mine, b->ctx->info.family);
     }
 }
 
@@ -1175,7 +1196,8 @@ void kcrt_bundle_free(kcrt_bundle *b)
     free(b);
 }
 
-/* ---- introspection -------------------------------------------------------------------------------------- */
+/* ---- introspection --------------------------------------------------------------------------------------
+ */
 
 int kcrt_bundle_kernel_count(const kcrt_bundle *b)
 {

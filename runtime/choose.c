@@ -93,7 +93,8 @@ static const rt_tuned *best_row(kcrt_context *ctx, const rt_kernel *rk, bool min
         const rt_tuned *t = &rk->tuned[i];
         if (t->this_device != mine)
             continue;
-        double d = memcmp(t->shape, shape, sizeof(int64_t) * (size_t)rk->nints) == 0 ? 0 : distance(rk, t, logs);
+        double d =
+            memcmp(t->shape, shape, sizeof(int64_t) * (size_t)rk->nints) == 0 ? 0 : distance(rk, t, logs);
         if (d > 0 && d < 1e-12)
             d = 1e-12; /* not the same shape, however near */
         if (best && (d > *dist || (d == *dist && t->time_ns >= best->time_ns)))
@@ -135,7 +136,8 @@ static rt_variant *choose(kcrt_context *ctx, const rt_kernel *rk, const int64_t 
                       mine ? "this device" : "another device of its family", t->shape_text, d);
         return t->v;
     }
-    rt_printf(why, len, "the default variant: no tuned row for this device (%d for its family) fits", rk->ntuned);
+    rt_printf(why, len, "the default variant: no tuned row for this device (%d for its family) fits",
+              rk->ntuned);
     return rk->def;
 }
 
@@ -182,7 +184,8 @@ static kcrt_status find_kernel(kcrt_bundle *b, const char *name, rt_kernel **out
         int n = snprintf(list + at, sizeof(list) - at, "%s%s", i ? ", " : "", b->kernels[i].info.name);
         at += n > 0 ? (size_t)n : 0;
     }
-    return rt_fail(b->ctx, KCRT_ERROR_NO_KERNEL, "bundle '%s' has no kernel '%s' (it has: %s)", b->path, name, list);
+    return rt_fail(b->ctx, KCRT_ERROR_NO_KERNEL, "bundle '%s' has no kernel '%s' (it has: %s)", b->path, name,
+                   list);
 }
 
 static kcrt_kernel *new_handle(kcrt_bundle *b, rt_kernel *rk, rt_variant *fixed)
@@ -285,7 +288,9 @@ static bool values_known(const rt_kernel *rk, const int64_t *tv, char *err, size
         for (int j = 0; j < t->nvalues; j++)
             ok |= t->values[j] == tv[i];
         if (!ok)
-            return rt_printf(err, len, "%s=%lld is not one of %s's values", t->name, (long long)tv[i], t->name), false;
+            return rt_printf(err, len, "%s=%lld is not one of %s's values", t->name, (long long)tv[i],
+                             t->name),
+                   false;
     }
     return true;
 }
@@ -311,8 +316,9 @@ kcrt_status rt_find_variant(kcrt_bundle *b, rt_kernel *rk, const char *tunables,
     else if (!rt_variant_values(&scratch, rk, tunables, tv, err, sizeof(err)) ||
              !values_known(rk, tv, err, sizeof(err))) {
         tunables_of(rk, list, sizeof(list));
-        s = rt_fail(b->ctx, KCRT_ERROR_NO_VARIANT, "bad variant '%s' for kernel '%s': %s; its tunables are %s",
-                    tunables, rk->info.name, err, list);
+        s = rt_fail(b->ctx, KCRT_ERROR_NO_VARIANT,
+                    "bad variant '%s' for kernel '%s': %s; its tunables are %s", tunables, rk->info.name, err,
+                    list);
     } else if (!(*out = variant_with(rk, tv))) {
         variants_of(rk, list, sizeof(list));
         s = rt_fail(b->ctx, KCRT_ERROR_NO_VARIANT,
@@ -327,7 +333,8 @@ kcrt_status rt_find_variant(kcrt_bundle *b, rt_kernel *rk, const char *tunables,
 kcrt_status kcrt_kernel_get_variant(kcrt_bundle *b, const char *name, const char *tunables, kcrt_kernel **out)
 {
     if (!b || !name || !tunables || !out)
-        return rt_fail(b ? b->ctx : NULL, KCRT_ERROR_BAD_ARGUMENT, "kcrt_kernel_get_variant: an argument is NULL");
+        return rt_fail(b ? b->ctx : NULL, KCRT_ERROR_BAD_ARGUMENT,
+                       "kcrt_kernel_get_variant: an argument is NULL");
     *out = NULL;
     rt_kernel *rk;
     rt_variant *v;
@@ -338,7 +345,8 @@ kcrt_status kcrt_kernel_get_variant(kcrt_bundle *b, const char *name, const char
         s = rt_variant_module(b->ctx, rk, v);
     if (s != KCRT_OK)
         return s;
-    rt_log(b->ctx, "%s: variant '%s' pinned by kcrt_kernel_get_variant(\"%s\")", name, v->info->tunables, tunables);
+    rt_log(b->ctx, "%s: variant '%s' pinned by kcrt_kernel_get_variant(\"%s\")", name, v->info->tunables,
+           tunables);
     if (!(*out = new_handle(b, rk, v)))
         return rt_fail(b->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     return KCRT_OK;

@@ -214,7 +214,8 @@ static kcrt_status open_device(kcrt_context *ctx, const char *backend, int want_
     for (size_t i = 0; i < RT_COUNT(backends); i++)
         if (strcmp(backends[i]->name, list[d].backend) == 0)
             ctx->be = backends[i];
-    rt_log(ctx, "chose device %d '%s' (%s) on %s: %s", d, list[d].name, list[d].type_name, list[d].backend, why);
+    rt_log(ctx, "chose device %d '%s' (%s) on %s: %s", d, list[d].name, list[d].type_name, list[d].backend,
+           why);
     int bi = backend_index(list, d);
     free(list);
     s = ctx->be->open(ctx, bi, &ctx->dev);
@@ -248,7 +249,10 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
         rt_log(ctx, "KCRT_DEVICE=%s overrides the options (device %d)", env_device, index);
     else
         env_device = NULL;
-    rt_log(ctx, "opening: backend %s, device %s", backend, env_device ? env_device : index < 0 ? "best" : "as asked");
+    rt_log(ctx, "opening: backend %s, device %s", backend,
+           env_device  ? env_device
+           : index < 0 ? "best"
+                       : "as asked");
     kcrt_status s = open_device(ctx, backend, index, env_device);
     if (s != KCRT_OK)
         return failed_open(out, ctx, s);

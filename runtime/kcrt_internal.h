@@ -20,18 +20,18 @@ extern "C" {
 
 /* What a context's backend has done since kcrt_open. */
 typedef struct kcrt_stats {
-    uint64_t launches;          /* kcrt_launch calls that queued work */
-    uint64_t dispatches;        /* dispatches recorded (timed ones included) */
-    uint64_t submissions;       /* queue submissions of launches (vkQueueSubmit of a batch) */
-    uint64_t transfer_submissions; /* submissions that only copy (staging) */
-    uint64_t waits;             /* host waits for the device (fences) */
-    uint64_t barriers;          /* compute-to-compute barriers between dependent dispatches */
-    uint64_t pipelines_created; /* modules made: once per variant and context */
+    uint64_t launches;                  /* kcrt_launch calls that queued work */
+    uint64_t dispatches;                /* dispatches recorded (timed ones included) */
+    uint64_t submissions;               /* queue submissions of launches (vkQueueSubmit of a batch) */
+    uint64_t transfer_submissions;      /* submissions that only copy (staging) */
+    uint64_t waits;                     /* host waits for the device (fences) */
+    uint64_t barriers;                  /* compute-to-compute barriers between dependent dispatches */
+    uint64_t pipelines_created;         /* modules made: once per variant and context */
     uint64_t descriptor_sets_allocated; /* fresh sets (not reused from the batch's cache) */
     uint64_t descriptor_sets_reused;
     uint64_t descriptor_pools_created;
     uint64_t command_buffers_allocated;
-    uint64_t staging_bytes;     /* the staging buffer's size (0 when not needed) */
+    uint64_t staging_bytes; /* the staging buffer's size (0 when not needed) */
     uint64_t staging_resizes;
 } kcrt_stats;
 

@@ -64,10 +64,11 @@ static void signature(const rt_kernel *rk, char *out, size_t len)
     out[0] = 0;
     for (int i = 0; i < rk->info.nparams && at < len; i++) {
         const kcrt_param_info *p = &rk->params[i];
-        int n = p->kind == KCRT_PARAM_SCALAR
-                    ? snprintf(out + at, len - at, "%s%s %s", i ? ", " : "", p->name, p->type_name)
-                    : snprintf(out + at, len - at, "%s%s %s%s[%s]", i ? ", " : "", p->name, p->readonly ? "const " : "",
-                               p->type_name, p->extent_text ? p->extent_text : "?");
+        int n =
+            p->kind == KCRT_PARAM_SCALAR
+                ? snprintf(out + at, len - at, "%s%s %s", i ? ", " : "", p->name, p->type_name)
+                : snprintf(out + at, len - at, "%s%s %s%s[%s]", i ? ", " : "", p->name,
+                           p->readonly ? "const " : "", p->type_name, p->extent_text ? p->extent_text : "?");
         at += n > 0 ? (size_t)n : 0;
     }
 }
@@ -81,22 +82,24 @@ static kcrt_status check_arg(kcrt_context *ctx, const rt_kernel *rk, int i, cons
     if (p->kind == KCRT_PARAM_BUFFER) {
         if (a->type != KCRT_ARG_BUF)
             return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
-                           "%s: argument %d ('%s') is a %sbuffer of %s: pass KCRT_BUF(buffer), not %s", name, i,
-                           p->name, p->readonly ? "const " : "", p->type_name, arg_type_name(a->type));
+                           "%s: argument %d ('%s') is a %sbuffer of %s: pass KCRT_BUF(buffer), not %s", name,
+                           i, p->name, p->readonly ? "const " : "", p->type_name, arg_type_name(a->type));
         if (!a->v.buf)
-            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s') is a NULL buffer", name, i, p->name);
+            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s') is a NULL buffer", name, i,
+                           p->name);
         if (a->v.buf->ctx != ctx)
             return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
                            "%s: argument %d ('%s') is a buffer of another context", name, i, p->name);
         return KCRT_OK;
     }
     if (a->type == KCRT_ARG_BUF)
-        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s') is a scalar %s: pass %s, not a buffer",
-                       name, i, p->name, p->type_name, arg_type_name(wanted(p->type)));
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "%s: argument %d ('%s') is a scalar %s: pass %s, not a buffer", name, i, p->name,
+                       p->type_name, arg_type_name(wanted(p->type)));
     if (a->type != wanted(p->type))
-        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s') is %s %s: pass %s, not %s", name, i,
-                       p->name, p->type == KCRT_TYPE_INT ? "an" : "a", p->type_name, arg_type_name(wanted(p->type)),
-                       arg_type_name(a->type));
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s') is %s %s: pass %s, not %s", name,
+                       i, p->name, p->type == KCRT_TYPE_INT ? "an" : "a", p->type_name,
+                       arg_type_name(wanted(p->type)), arg_type_name(a->type));
     return KCRT_OK;
 }
 
@@ -182,18 +185,21 @@ static kcrt_status check_extent(prep *p, int i)
     char err[256], vals[512];
     values_used(p, vals, sizeof(vals));
     if (!kc_iexpr_eval_postfix(q->extent, lookup, p, &n, err, sizeof(err)))
-        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s'): its extent %s cannot be evaluated: %s (%s)",
-                       rk->info.name, i, q->name, q->extent_text, err, vals);
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "%s: argument %d ('%s'): its extent %s cannot be evaluated: %s (%s)", rk->info.name, i,
+                       q->name, q->extent_text, err, vals);
     if (n < 0)
-        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s'): its extent %s is %lld, negative (%s)",
-                       rk->info.name, i, q->name, q->extent_text, (long long)n, vals);
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "%s: argument %d ('%s'): its extent %s is %lld, negative (%s)", rk->info.name, i,
+                       q->name, q->extent_text, (long long)n, vals);
     uint64_t bytes;
     if (__builtin_mul_overflow((uint64_t)n, (uint64_t)q->elem_bytes, &bytes) || bytes > buf->size)
-        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
-                       "%s: argument %d ('%s'): the buffer has %zu bytes, but %s[%s] needs %lld elements of %zu "
-                       "bytes = %llu bytes (%s)",
-                       rk->info.name, i, q->name, buf->size, q->name, q->extent_text, (long long)n, q->elem_bytes,
-                       (unsigned long long)n * q->elem_bytes, vals);
+        return rt_fail(
+            ctx, KCRT_ERROR_BAD_ARGUMENT,
+            "%s: argument %d ('%s'): the buffer has %zu bytes, but %s[%s] needs %lld elements of %zu "
+            "bytes = %llu bytes (%s)",
+            rk->info.name, i, q->name, buf->size, q->name, q->extent_text, (long long)n, q->elem_bytes,
+            (unsigned long long)n * q->elem_bytes, vals);
     return KCRT_OK;
 }
 
@@ -206,10 +212,11 @@ static kcrt_status check_alias(prep *p)
     for (int i = 0; i < rk->info.nparams; i++)
         for (int j = i + 1; j < rk->info.nparams; j++)
             if (p->buffers[i] && p->buffers[i] == p->buffers[j] && (p->writes[i] || p->writes[j]))
-                return rt_fail(p->k->b->ctx, KCRT_ERROR_BAD_ARGUMENT,
-                               "%s: arguments %d ('%s') and %d ('%s') are the same buffer, and the kernel writes "
-                               "it; the kernel would need KC_MAY_ALIAS",
-                               rk->info.name, i, rk->params[i].name, j, rk->params[j].name);
+                return rt_fail(
+                    p->k->b->ctx, KCRT_ERROR_BAD_ARGUMENT,
+                    "%s: arguments %d ('%s') and %d ('%s') are the same buffer, and the kernel writes "
+                    "it; the kernel would need KC_MAY_ALIAS",
+                    rk->info.name, i, rk->params[i].name, j, rk->params[j].name);
     return KCRT_OK;
 }
 
@@ -233,11 +240,12 @@ static kcrt_status check_grid(prep *p)
             return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s cannot be evaluated: %s (%s)",
                            rk->info.name, dim[d], text, err, vals);
         if (g <= 0)
-            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s = %lld, not positive (%s)", rk->info.name,
-                           dim[d], text, (long long)g, vals);
+            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s = %lld, not positive (%s)",
+                           rk->info.name, dim[d], text, (long long)g, vals);
         uint32_t max = ctx->info.max_workgroup_count[d];
         if ((uint64_t)g > max)
-            return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED, "%s: grid %c = %s = %lld workgroups, more than the device's %u (%s)",
+            return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED,
+                           "%s: grid %c = %s = %lld workgroups, more than the device's %u (%s)",
                            rk->info.name, dim[d], text, (long long)g, max, vals);
         p->desc.grid[d] = (uint32_t)g;
     }
@@ -352,8 +360,9 @@ kcrt_status kcrt_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs)
 kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats, double *ns_each)
 {
     if (k && (repeats < 1 || repeats > 100000 || !ns_each))
-        return rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_time_launch: repeats must be 1..100000 and ns_each "
-                                                           "not NULL");
+        return rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "kcrt_time_launch: repeats must be 1..100000 and ns_each "
+                       "not NULL");
     prep *p = new_prep(k);
     if (!p)
         return k ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_BAD_ARGUMENT;
@@ -402,8 +411,8 @@ static bool named_lookup(void *user, const char *name, int64_t *value)
     return false;
 }
 
-kcrt_status kcrt_eval(const char *postfix, const char *const *names, const int64_t *values, int n, int64_t *out,
-                      char *err, size_t errlen)
+kcrt_status kcrt_eval(const char *postfix, const char *const *names, const int64_t *values, int n,
+                      int64_t *out, char *err, size_t errlen)
 {
     named t = {names, values, n < 0 || !names || !values ? 0 : n};
     char msg[256];

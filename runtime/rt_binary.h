@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 typedef struct rt_spirv_facts {
-    uint32_t minor;     /* SPIR-V 1.minor */
-    unsigned features;  /* RT_F_* from its capabilities */
+    uint32_t minor;    /* SPIR-V 1.minor */
+    unsigned features; /* RT_F_* from its capabilities */
     bool has_entry;
 } rt_spirv_facts;
 

@@ -65,16 +65,16 @@ enum {
 
 /* Everything a backend needs to make a module of one variant. */
 typedef struct rt_module_desc {
-    const char *kernel;      /* the entry point */
-    const char *variant;     /* for messages */
+    const char *kernel;  /* the entry point */
+    const char *variant; /* for messages */
     const char *target;
     const void *binary;
     size_t size;
     uint32_t wg[3];
     uint32_t shared_bytes;
     int nparams;
-    const rt_slot *slots;    /* per parameter */
-    int nbindings;           /* storage buffers, with the spilled scalars' one */
+    const rt_slot *slots; /* per parameter */
+    int nbindings;        /* storage buffers, with the spilled scalars' one */
     uint32_t args_size;
     bool spilled;
     unsigned features;
@@ -85,9 +85,9 @@ typedef struct rt_module_desc {
 typedef struct rt_launch_desc {
     uint32_t grid[3];
     int nparams;
-    void *const *buffers;    /* per parameter: the backend's buffer, NULL for a scalar */
-    const bool *writes;      /* per parameter: the kernel may write this buffer */
-    const void *args;        /* packed scalars, args_size bytes */
+    void *const *buffers; /* per parameter: the backend's buffer, NULL for a scalar */
+    const bool *writes;   /* per parameter: the kernel may write this buffer */
+    const void *args;     /* packed scalars, args_size bytes */
     uint32_t args_size;
 } rt_launch_desc;
 
@@ -120,13 +120,13 @@ extern const rt_backend rt_vulkan_backend;
 /* ---- the objects ----------------------------------------------------------------- */
 
 struct kcrt_context {
-    kcrt_status failed;      /* KCRT_OK, or why kcrt_open failed */
+    kcrt_status failed; /* KCRT_OK, or why kcrt_open failed */
     char err[RT_MSG];
-    bool debug;              /* KCRT_LOG=debug */
+    bool debug; /* KCRT_LOG=debug */
     const rt_backend *be;
     void *dev;
     kcrt_device_info info;
-    kcrt_bundle *bundles;    /* what kcrt_close frees */
+    kcrt_bundle *bundles; /* what kcrt_close frees */
     kcrt_buffer *buffers;
 };
 
@@ -143,7 +143,7 @@ typedef struct rt_variant {
     size_t size;
     int nbuffers;
     rt_slot *slots;
-    int64_t *tvals;          /* per tunable of the kernel, in order */
+    int64_t *tvals; /* per tunable of the kernel, in order */
     unsigned features;
     uint32_t spirv_minor;    /* SPIR-V 1.x of a spirv binary */
     const char *bad_feature; /* a feature this runtime does not know, or NULL */
@@ -152,9 +152,9 @@ typedef struct rt_variant {
 } rt_variant;
 
 typedef struct rt_tuned {
-    bool this_device;        /* else: same family */
-    int64_t *shape;          /* per integer scalar of the kernel */
-    double *logs;            /* the same, in log space */
+    bool this_device; /* else: same family */
+    int64_t *shape;   /* per integer scalar of the kernel */
+    double *logs;     /* the same, in log space */
     const char *shape_text, *variant_text;
     rt_variant *v;
     double time_ns;
@@ -164,13 +164,13 @@ typedef struct rt_kernel {
     kcrt_kernel_info info;
     kcrt_param_info *params;
     kcrt_tunable_info *tunables;
-    rt_variant *variants;    /* parallel to info.variants */
-    rt_variant *def;         /* the default variant for this backend, or NULL */
-    int nints;               /* integer scalars: the shape */
-    int *ints;               /* their parameter indices */
+    rt_variant *variants; /* parallel to info.variants */
+    rt_variant *def;      /* the default variant for this backend, or NULL */
+    int nints;            /* integer scalars: the shape */
+    int *ints;            /* their parameter indices */
     rt_tuned *tuned;
     int ntuned;
-    kcrt_kernel *handles;    /* every handle given out */
+    kcrt_kernel *handles; /* every handle given out */
 } rt_kernel;
 
 struct kcrt_bundle {
@@ -179,14 +179,14 @@ struct kcrt_bundle {
     rt_arena arena;
     rt_kernel *kernels;
     int nkernels;
-    const char **meta;       /* key, value, key, value, …, NULL */
+    const char **meta; /* key, value, key, value, …, NULL */
     kcrt_bundle *prev, *next;
 };
 
 struct kcrt_kernel {
     kcrt_bundle *b;
     rt_kernel *rk;
-    rt_variant *fixed;       /* kcrt_kernel_get_variant's, or NULL: choose per launch */
+    rt_variant *fixed; /* kcrt_kernel_get_variant's, or NULL: choose per launch */
     /* the last choice, so that repeated launches of a shape do not choose again */
     bool memo_valid;
     int64_t *memo_shape;
@@ -226,7 +226,7 @@ bool rt_variant_values(rt_arena *a, const rt_kernel *k, const char *text, int64_
                        size_t errlen);
 /* Parses "a=1,b=2" into names and values (names point into a copy owned by
  * the caller's arena); false on bad text. */
-int rt_parse_assignments(rt_arena *a, const char *text, const char ***names, int64_t **values,
-                         char *err, size_t errlen);
+int rt_parse_assignments(rt_arena *a, const char *text, const char ***names, int64_t **values, char *err,
+                         size_t errlen);
 
 #endif

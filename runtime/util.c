@@ -151,8 +151,8 @@ static int precedence(const char *op)
     static const struct {
         const char *op;
         int prec;
-    } table[] = {{"*", 10}, {"/", 10}, {"%", 10}, {"+", 9},  {"-", 9},  {"<<", 8}, {">>", 8}, {"<", 7},
-                 {"<=", 7}, {">", 7},  {">=", 7}, {"==", 6}, {"!=", 6}, {"&", 5},  {"^", 4},  {"|", 3},
+    } table[] = {{"*", 10}, {"/", 10}, {"%", 10}, {"+", 9},    {"-", 9},  {"<<", 8}, {">>", 8}, {"<", 7},
+                 {"<=", 7}, {">", 7},  {">=", 7}, {"==", 6},   {"!=", 6}, {"&", 5},  {"^", 4},  {"|", 3},
                  {"&&", 2}, {"||", 1}, {"?:", 0}, {"neg", 11}, {"!", 11}, {"~", 11}};
     for (size_t i = 0; i < RT_COUNT(table); i++)
         if (strcmp(table[i].op, op) == 0)
@@ -186,7 +186,8 @@ static void combine(const char *w, int ar, const infix_item *top, infix_item *r)
         operand(a, sizeof(a), &top[0], 11);
         rt_printf(r->text, sizeof(r->text), "%s%s", strcmp(w, "neg") == 0 ? "-" : w, a);
     } else if (ar == 3) {
-        operand(a, sizeof(a), &top[0], 1), operand(b, sizeof(b), &top[1], 1), operand(c, sizeof(c), &top[2], 0);
+        operand(a, sizeof(a), &top[0], 1), operand(b, sizeof(b), &top[1], 1),
+            operand(c, sizeof(c), &top[2], 0);
         rt_printf(r->text, sizeof(r->text), "%s ? %s : %s", a, b, c);
     } else if (p == 12) { /* min, max, cdiv */
         rt_printf(r->text, sizeof(r->text), "%s(%s, %s)", w, top[0].text, top[1].text);
@@ -259,7 +260,7 @@ uint16_t kcrt_f32_to_f16(float f)
         return sign | 0x7e00; /* NaN */
     if (ax >= 0x477ff000)     /* rounds to 65520 or more: infinity */
         return sign | 0x7c00;
-    if (ax < 0x38800000) {    /* a subnormal half (or zero): units of 2^-24 */
+    if (ax < 0x38800000) { /* a subnormal half (or zero): units of 2^-24 */
         float a;
         memcpy(&a, &ax, 4);
         return sign | (uint16_t)lrintf(a * 16777216.0f); /* exact scale; rint rounds to even */

@@ -29,7 +29,7 @@ typedef struct run_opts {
     const char *bundle, *kernel, *variant;
     const char *assign[MAX_PARAMS]; /* name=value as given */
     int nassign;
-    const char *outs[MAX_OUTS];     /* buf=file */
+    const char *outs[MAX_OUTS]; /* buf=file */
     int nouts;
     int repeat, device;
     uint64_t seed;
@@ -78,8 +78,8 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
 
 static int parse_options(int argc, char **argv, run_opts *o)
 {
-    static const kc_opt opts[] = {{"--out", true}, {"--variant", true}, {"--repeat", true},
-                                  {"--device", true}, {"--seed", true}, {"--json", false}};
+    static const kc_opt opts[] = {{"--out", true},    {"--variant", true}, {"--repeat", true},
+                                  {"--device", true}, {"--seed", true},    {"--json", false}};
     kc_args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 1};
     *o = (run_opts){.repeat = 10, .device = -1, .seed = 1};
     long long v;
@@ -109,7 +109,8 @@ static int parse_options(int argc, char **argv, run_opts *o)
             break;
         case 3:
             if (!parse_int(a.value, -1, 1000, &v))
-                return kc_usage_error("run", "--device takes a device index (see kc devices), not '%s'", a.value);
+                return kc_usage_error("run", "--device takes a device index (see kc devices), not '%s'",
+                                      a.value);
             o->device = (int)v;
             break;
         case 4:
@@ -187,8 +188,9 @@ static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
     for (int i = 0; i < o->nassign; i++) {
         const char *eq = strchr(o->assign[i], '=');
         int j = 0;
-        while (j < ki->nparams && (strlen(ki->params[j].name) != (size_t)(eq - o->assign[i]) ||
-                                   strncmp(ki->params[j].name, o->assign[i], (size_t)(eq - o->assign[i])) != 0))
+        while (j < ki->nparams &&
+               (strlen(ki->params[j].name) != (size_t)(eq - o->assign[i]) ||
+                strncmp(ki->params[j].name, o->assign[i], (size_t)(eq - o->assign[i])) != 0))
             j++;
         if (j == ki->nparams)
             return fail("kernel '%s' has no parameter '%.*s' (its parameters: %s)", ki->name,
@@ -199,8 +201,8 @@ static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
     }
     for (int j = 0; j < ki->nparams; j++)
         if (ki->params[j].kind == KCRT_PARAM_SCALAR && !given(o, ki->params[j].name))
-            return fail("missing scalar '%s' (%s): give %s=VALUE", ki->params[j].name, ki->params[j].type_name,
-                        ki->params[j].name);
+            return fail("missing scalar '%s' (%s): give %s=VALUE", ki->params[j].name,
+                        ki->params[j].type_name, ki->params[j].name);
     return KC_EXIT_OK;
 }
 
@@ -258,8 +260,8 @@ static void fill(const kcrt_param_info *p, unsigned char *data, size_t n, rng *r
 {
     size_t lanes = 1;
     char kind = 'f';
-#define X(name, text, bytes, ln, k)                                                                \
-    if (p->type == KCRT_TYPE_##name)                                                               \
+#define X(name, text, bytes, ln, k)                                                                          \
+    if (p->type == KCRT_TYPE_##name)                                                                         \
         lanes = ln, kind = k;
     KCRT_TYPES(X)
 #undef X
@@ -275,8 +277,8 @@ static void fill(const kcrt_param_info *p, unsigned char *data, size_t n, rng *r
                 memcpy(at, &h, 2);
             } else if (kind == 'b') {
                 uint32_t b = p->init == KCRT_INIT_ONES || p->init == KCRT_INIT_POSITIVE ? 1
-                             : p->init == KCRT_INIT_INDEX                                ? (uint32_t)(i & 1)
-                                                                                         : (uint32_t)(next(r) & 1);
+                             : p->init == KCRT_INIT_INDEX                               ? (uint32_t)(i & 1)
+                                                          : (uint32_t)(next(r) & 1);
                 memcpy(at, &b, 4);
             } else {
                 int64_t v = int_value(p->init, i, r, kind == 'u');
@@ -342,8 +344,8 @@ static int make_buffer(run_state *st, const run_opts *o, int i, rng *r)
             need = have;
         if (have < need) {
             free(data);
-            return fail("%s has %zu bytes, but %s needs %zu (%lld elements of %s)", file + 1, have, p->name, need,
-                        (long long)n, p->type_name);
+            return fail("%s has %zu bytes, but %s needs %zu (%lld elements of %s)", file + 1, have, p->name,
+                        need, (long long)n, p->type_name);
         }
     } else if (n < 0) {
         return fail("the size of %s is not declared: give %s=@FILE", p->name, p->name);
@@ -362,7 +364,8 @@ static int make_buffer(run_state *st, const run_opts *o, int i, rng *r)
     return KC_EXIT_OK;
 }
 
-/* ---- the kernel ----------------------------------------------------------------------------------------- */
+/* ---- the kernel -----------------------------------------------------------------------------------------
+ */
 
 /* Names for expressions: integer scalars, then the chosen variant's tunables. */
 static int collect_names(run_state *st)
@@ -379,7 +382,8 @@ static int collect_names(run_state *st)
                                                              : (int64_t)a->v.b;
     }
     char *copy = strdup(st->variant), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t && st->nnames < MAX_PARAMS + 64; t = strtok_r(NULL, ",", &save)) {
+    for (char *t = strtok_r(copy, ",", &save); t && st->nnames < MAX_PARAMS + 64;
+         t = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(t, '=');
         if (!eq)
             continue;
@@ -413,7 +417,8 @@ static int prepare(run_state *st, const run_opts *o)
             rc = parse_scalar(&st->ki->params[i], given(o, st->ki->params[i].name), &st->args[i]);
         else
             st->args[i] = KCRT_BUF(probe); /* for the choice of variant only */
-    if (!rc && kcrt_kernel_choose(st->k, st->args, (size_t)st->ki->nparams, &st->variant, &st->why) != KCRT_OK)
+    if (!rc &&
+        kcrt_kernel_choose(st->k, st->args, (size_t)st->ki->nparams, &st->variant, &st->why) != KCRT_OK)
         rc = fail("%s", kcrt_error(st->ctx));
     kcrt_buffer_free(probe);
     return rc ? rc : collect_names(st);
@@ -424,12 +429,13 @@ static int write_outputs(run_state *st, const run_opts *o)
     for (int k = 0; k < o->nouts; k++) {
         const char *eq = strchr(o->outs[k], '=');
         int i = 0;
-        while (i < st->ki->nparams && (strlen(st->ki->params[i].name) != (size_t)(eq - o->outs[k]) ||
-                                       strncmp(st->ki->params[i].name, o->outs[k], (size_t)(eq - o->outs[k])) != 0))
+        while (i < st->ki->nparams &&
+               (strlen(st->ki->params[i].name) != (size_t)(eq - o->outs[k]) ||
+                strncmp(st->ki->params[i].name, o->outs[k], (size_t)(eq - o->outs[k])) != 0))
             i++;
         if (i == st->ki->nparams || !st->bufs[i])
-            return fail("--out %s: '%.*s' is not a buffer parameter of %s", o->outs[k], (int)(eq - o->outs[k]),
-                        o->outs[k], st->ki->name);
+            return fail("--out %s: '%.*s' is not a buffer parameter of %s", o->outs[k],
+                        (int)(eq - o->outs[k]), o->outs[k], st->ki->name);
         unsigned char *data = malloc(st->bytes[i] ? st->bytes[i] : 1);
         if (!data || kcrt_buffer_read(st->bufs[i], 0, data, st->bytes[i]) != KCRT_OK) {
             free(data);
@@ -445,7 +451,8 @@ static int write_outputs(run_state *st, const run_opts *o)
     return KC_EXIT_OK;
 }
 
-/* ---- report ------------------------------------------------------------------------------------------------ */
+/* ---- report
+ * ------------------------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -472,23 +479,25 @@ static void measure_extras(run_state *st, timing *t)
             t->grid[d] = 0;
     }
     int64_t v;
-    t->bytes = st->ki->bytes && kcrt_eval(st->ki->bytes, st->names, st->values, st->nnames, &v, err, sizeof(err)) == 0
+    t->bytes = st->ki->bytes &&
+                       kcrt_eval(st->ki->bytes, st->names, st->values, st->nnames, &v, err, sizeof(err)) == 0
                    ? (double)v
                    : -1;
-    t->flops = st->ki->flops && kcrt_eval(st->ki->flops, st->names, st->values, st->nnames, &v, err, sizeof(err)) == 0
+    t->flops = st->ki->flops &&
+                       kcrt_eval(st->ki->flops, st->names, st->values, st->nnames, &v, err, sizeof(err)) == 0
                    ? (double)v
                    : -1;
 }
 
 static void report_text(run_state *st, const run_opts *o, const timing *t)
 {
-    printf("kernel   %s\nvariant  %s (%s)\ndevice   %s [%s]\ngrid     %lld x %lld x %lld workgroups\n", st->ki->name,
-           *st->variant ? st->variant : "(no tunables)", st->why, kcrt_device_name(st->ctx),
+    printf("kernel   %s\nvariant  %s (%s)\ndevice   %s [%s]\ngrid     %lld x %lld x %lld workgroups\n",
+           st->ki->name, *st->variant ? st->variant : "(no tunables)", st->why, kcrt_device_name(st->ctx),
            kcrt_backend_name(st->ctx), (long long)t->grid[0], (long long)t->grid[1], (long long)t->grid[2]);
     if (o->repeat == 0)
         return;
-    printf("time     %.3f us median of %d (min %.3f, max %.3f), device timestamps\n", t->median / 1e3, o->repeat,
-           t->min / 1e3, t->max / 1e3);
+    printf("time     %.3f us median of %d (min %.3f, max %.3f), device timestamps\n", t->median / 1e3,
+           o->repeat, t->min / 1e3, t->max / 1e3);
     if (t->bytes >= 0)
         printf("memory   %.2f GB/s\n", t->bytes / t->median);
     if (t->flops >= 0)

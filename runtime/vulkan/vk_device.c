@@ -69,10 +69,10 @@ static void load_device_fns(vk_dev *d)
 
 static bool device_fns_complete(vk_dev *d, const char **missing)
 {
-#define X(name)                                                                                    \
-    if (!d->name) {                                                                                \
-        *missing = #name;                                                                          \
-        return false;                                                                              \
+#define X(name)                                                                                              \
+    if (!d->name) {                                                                                          \
+        *missing = #name;                                                                                    \
+        return false;                                                                                        \
     }
     VK_DEVICE_FNS(X)
 #undef X
@@ -97,8 +97,10 @@ static kcrt_status create_device(vk_dev *d)
         .shaderSharedFloat32AtomicAdd = c->float_atomics_shared};
     VkPhysicalDeviceShaderFloat16Int8Features f16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-        .pNext = c->ext_atomic_float ? &af : NULL, .shaderFloat16 = c->float16};
-    VkPhysicalDevice16BitStorageFeatures s16 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .pNext = c->ext_atomic_float ? &af : NULL,
+        .shaderFloat16 = c->float16};
+    VkPhysicalDevice16BitStorageFeatures s16 = {.sType =
+                                                    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
                                                 .storageBuffer16BitAccess = c->storage16};
     bool has_f16 = c->ext_float16_int8 || c->api >= VK_API_VERSION_1_2;
     s16.pNext = has_f16 ? (void *)&f16 : c->ext_atomic_float ? (void *)&af : NULL;
@@ -106,9 +108,15 @@ static kcrt_status create_device(vk_dev *d)
     f.features.shaderInt64 = c->int64;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                 .queueFamilyIndex = c->queue_family, .queueCount = 1, .pQueuePriorities = &prio};
-    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f, .queueCreateInfoCount = 1,
-                             .pQueueCreateInfos = &q, .enabledExtensionCount = nexts, .ppEnabledExtensionNames = exts};
+                                 .queueFamilyIndex = c->queue_family,
+                                 .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                             .pNext = &f,
+                             .queueCreateInfoCount = 1,
+                             .pQueueCreateInfos = &q,
+                             .enabledExtensionCount = nexts,
+                             .ppEnabledExtensionNames = exts};
     kcrt_status s = vk_check(d, d->lib.vkCreateDevice(d->pd, &ci, NULL, &d->dev), "vkCreateDevice");
     if (s != KCRT_OK)
         return s;
@@ -125,13 +133,16 @@ static kcrt_status create_pools(vk_dev *d)
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                   .queueFamilyIndex = d->caps.queue_family};
-    kcrt_status s = vk_check(d, d->vkCreateCommandPool(d->dev, &pi, NULL, &d->cmd_pool), "vkCreateCommandPool");
+    kcrt_status s =
+        vk_check(d, d->vkCreateCommandPool(d->dev, &pi, NULL, &d->cmd_pool), "vkCreateCommandPool");
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                      .commandPool = d->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandPool = d->cmd_pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = 1};
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     for (int i = 0; s == KCRT_OK && i < VK_BATCHES; i++) {
-        s = vk_check(d, d->vkAllocateCommandBuffers(d->dev, &ai, &d->batches[i].cmd), "vkAllocateCommandBuffers");
+        s = vk_check(d, d->vkAllocateCommandBuffers(d->dev, &ai, &d->batches[i].cmd),
+                     "vkAllocateCommandBuffers");
         if (s == KCRT_OK)
             s = vk_check(d, d->vkCreateFence(d->dev, &fi, NULL, &d->batches[i].fence), "vkCreateFence");
         d->stats.command_buffers_allocated++;
@@ -188,7 +199,8 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
     rt_log(ctx, "vulkan: '%s' (%s), driver %s, Vulkan %u.%u, %s memory%s, subgroup %u, key '%s', family '%s'",
            ctx->info.name, ctx->info.type_name, ctx->info.driver, VK_API_VERSION_MAJOR(d->caps.api),
            VK_API_VERSION_MINOR(d->caps.api), d->unified ? "unified" : "staged",
-           d->lib.validation ? ", validation layer on" : "", ctx->info.subgroup_size, ctx->info.key, ctx->info.family);
+           d->lib.validation ? ", validation layer on" : "", ctx->info.subgroup_size, ctx->info.key,
+           ctx->info.family);
     *out = d;
     return KCRT_OK;
 }
@@ -241,7 +253,8 @@ static bool check_features(const vk_dev *d, unsigned f, char *why, size_t len)
         {RT_F_FLOAT16, c->float16, "16-bit float arithmetic (shaderFloat16)"},
         {RT_F_INT64, c->int64, "64-bit integers (shaderInt64)"},
         {RT_F_STORAGE16, c->storage16, "16-bit storage buffers (storageBuffer16BitAccess)"},
-        {RT_F_SUBGROUPS, (c->subgroup_ops & VK_SUBGROUP_FEATURE_BASIC_BIT) != 0, "subgroup operations in compute shaders"},
+        {RT_F_SUBGROUPS, (c->subgroup_ops & VK_SUBGROUP_FEATURE_BASIC_BIT) != 0,
+         "subgroup operations in compute shaders"},
         {RT_F_SG_ARITH, (c->subgroup_ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0, "subgroup arithmetic"},
         {RT_F_SG_SHUFFLE, (c->subgroup_ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0, "subgroup shuffles"},
         {RT_F_SG_BALLOT, (c->subgroup_ops & VK_SUBGROUP_FEATURE_BALLOT_BIT) != 0, "subgroup ballots"},
@@ -259,24 +272,25 @@ static bool check_limits(const vk_dev *d, const rt_module_desc *m, char *why, si
     uint64_t inv = (uint64_t)m->wg[0] * m->wg[1] * m->wg[2];
     for (int k = 0; k < 3; k++)
         if (m->wg[k] > i->max_workgroup_size[k])
-            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k], "xyz"[k],
-                             i->max_workgroup_size[k]),
+            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k],
+                             "xyz"[k], i -> max_workgroup_size[k]),
                    false;
     if (inv > i->max_workgroup_invocations)
         return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
                          (unsigned long long)inv, i->max_workgroup_invocations),
                false;
     if (m->shared_bytes > i->max_shared_bytes)
-        return rt_printf(why, len, "it uses %u bytes of shared memory, more than the device's %u", m->shared_bytes,
-                         i->max_shared_bytes),
+        return rt_printf(why, len, "it uses %u bytes of shared memory, more than the device's %u",
+                         m->shared_bytes, i->max_shared_bytes),
                false;
     if ((uint32_t)m->nbindings > i->max_storage_buffers)
-        return rt_printf(why, len, "it binds %d storage buffers, more than the device's %u per stage", m->nbindings,
-                         i->max_storage_buffers),
+        return rt_printf(why, len, "it binds %d storage buffers, more than the device's %u per stage",
+                         m->nbindings, i->max_storage_buffers),
                false;
     if (!m->spilled && m->args_size > i->max_push_bytes)
-        return rt_printf(why, len, "its %u bytes of scalar arguments exceed the device's %u bytes of push constants, "
-                                   "and the compiler did not spill them to a buffer (it spills past 128 bytes)",
+        return rt_printf(why, len,
+                         "its %u bytes of scalar arguments exceed the device's %u bytes of push constants, "
+                         "and the compiler did not spill them to a buffer (it spills past 128 bytes)",
                          m->args_size, i->max_push_bytes),
                false;
     return true;
@@ -304,20 +318,27 @@ static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, cons
             return KCRT_OK;
         }
     if (d->nlayouts == (int)RT_COUNT(d->layouts))
-        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "too many different pipeline layouts (%d)", d->nlayouts);
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "too many different pipeline layouts (%d)",
+                       d->nlayouts);
     vk_layout *l = &d->layouts[d->nlayouts];
     VkDescriptorSetLayoutBinding b[256];
     for (uint32_t i = 0; i < nbindings && i < 256; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                              .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorCount = 1,
+                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo si = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = nbindings, .pBindings = b};
-    kcrt_status s = vk_check(d, d->vkCreateDescriptorSetLayout(d->dev, &si, NULL, &l->set), "vkCreateDescriptorSetLayout");
+                                          .bindingCount = nbindings,
+                                          .pBindings = b};
+    kcrt_status s = vk_check(d, d->vkCreateDescriptorSetLayout(d->dev, &si, NULL, &l->set),
+                             "vkCreateDescriptorSetLayout");
     if (s != KCRT_OK)
         return s;
     VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = push};
-    VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                     .pSetLayouts = &l->set, .pushConstantRangeCount = push ? 1 : 0,
+    VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &l->set,
+                                     .pushConstantRangeCount = push ? 1 : 0,
                                      .pPushConstantRanges = &range};
     s = vk_check(d, d->vkCreatePipelineLayout(d->dev, &pi, NULL, &l->pipe), "vkCreatePipelineLayout");
     if (s != KCRT_OK) {
@@ -344,11 +365,12 @@ static kcrt_status create_pipeline(vk_dev *d, const rt_module_desc *m, vk_module
     free(words);
     if (s != KCRT_OK)
         return s;
-    VkComputePipelineCreateInfo ci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = sm, .pName = m->kernel},
-        .layout = mod->layout->pipe};
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                                                .module = sm,
+                                                .pName = m->kernel},
+                                      .layout = mod->layout->pipe};
     s = vk_check(d, d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &ci, NULL, &mod->pipe),
                  "vkCreateComputePipelines");
     d->vkDestroyShaderModule(d->dev, sm, NULL);
@@ -385,8 +407,8 @@ static kcrt_status module_create(void *dev, const rt_module_desc *m, void **out)
         free(mod);
         return s;
     }
-    rt_log(d->ctx, "pipeline made for %s (workgroup %ux%ux%u, %d binding%s, %u bytes of %s)", mod->name, m->wg[0],
-           m->wg[1], m->wg[2], m->nbindings, m->nbindings == 1 ? "" : "s", m->args_size,
+    rt_log(d->ctx, "pipeline made for %s (workgroup %ux%ux%u, %d binding%s, %u bytes of %s)", mod->name,
+           m->wg[0], m->wg[1], m->wg[2], m->nbindings, m->nbindings == 1 ? "" : "s", m->args_size,
            m->spilled ? "spilled scalars" : "push constants");
     *out = mod;
     return KCRT_OK;
@@ -421,7 +443,9 @@ bool kcrt_validation_selftest(kcrt_context *ctx)
         return false;
     vk_dev *d = ctx->dev;
     /* usage 0 breaks VUID-VkBufferCreateInfo-usage-requiredbitmask; drivers create it all the same */
-    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 16, .usage = 0,
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .size = 16,
+                             .usage = 0,
                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     VkBuffer b = VK_NULL_HANDLE;
     if (d->vkCreateBuffer(d->dev, &bi, NULL, &b) == VK_SUCCESS && b)

@@ -55,7 +55,8 @@ static void recycle(vk_dev *d, vk_batch *b)
 static kcrt_status wait_batch(vk_dev *d, vk_batch *b)
 {
     d->stats.waits++;
-    kcrt_status s = vk_check(d, d->vkWaitForFences(d->dev, 1, &b->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    kcrt_status s =
+        vk_check(d, d->vkWaitForFences(d->dev, 1, &b->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
     if (s == KCRT_OK)
         s = vk_check(d, d->vkResetFences(d->dev, 1, &b->fence), "vkResetFences");
     recycle(d, b);
@@ -65,7 +66,8 @@ static kcrt_status wait_batch(vk_dev *d, vk_batch *b)
 /* Every write of the batch visible to what comes later on the queue and to the host. */
 static void end_barrier(vk_dev *d, VkCommandBuffer cmd)
 {
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
                                            VK_ACCESS_HOST_READ_BIT};
@@ -83,7 +85,8 @@ static kcrt_status submit(vk_dev *d)
     d->recording = -1;
     end_barrier(d, b->cmd);
     kcrt_status s = vk_check(d, d->vkEndCommandBuffer(b->cmd), "vkEndCommandBuffer");
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cmd};
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cmd};
     if (s == KCRT_OK)
         s = vk_check(d, d->vkQueueSubmit(d->queue, 1, &si, b->fence), "vkQueueSubmit");
     if (s != KCRT_OK) {
@@ -176,9 +179,12 @@ static kcrt_status new_pool(vk_dev *d, vk_batch *b)
     if (!grown)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     b->pools = grown;
-    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = POOL_DESCRIPTORS};
-    VkDescriptorPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = POOL_SETS,
-                                     .poolSizeCount = 1, .pPoolSizes = &size};
+    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                 .descriptorCount = POOL_DESCRIPTORS};
+    VkDescriptorPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = POOL_SETS,
+                                     .poolSizeCount = 1,
+                                     .pPoolSizes = &size};
     kcrt_status s = vk_check(d, d->vkCreateDescriptorPool(d->dev, &ci, NULL, &b->pools[b->npools]),
                              "vkCreateDescriptorPool");
     if (s == KCRT_OK) {
@@ -200,7 +206,8 @@ static kcrt_status allocate_set(vk_dev *d, vk_batch *b, VkDescriptorSetLayout la
                 return s;
         }
         VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                          .descriptorPool = b->pools[b->cur_pool], .descriptorSetCount = 1,
+                                          .descriptorPool = b->pools[b->cur_pool],
+                                          .descriptorSetCount = 1,
                                           .pSetLayouts = &layout};
         VkResult r = d->vkAllocateDescriptorSets(d->dev, &ai, set);
         if (r == VK_SUCCESS) {
@@ -229,7 +236,8 @@ static kcrt_status args_space(vk_dev *d, vk_batch *b, uint32_t size, vk_mem **ch
             return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
         b->chunks = grown;
         VkDeviceSize bytes = size > CHUNK_BYTES ? size : CHUNK_BYTES;
-        kcrt_status s = vk_mem_create(d, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &b->chunks[b->nchunks]);
+        kcrt_status s =
+            vk_mem_create(d, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &b->chunks[b->nchunks]);
         if (s != KCRT_OK)
             return s;
         b->nchunks++;
@@ -266,7 +274,8 @@ static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, co
             const vk_buf *vb = l->buffers[i];
             uint32_t k = m->slots[i].binding;
             bufs[k] = vb->m.buf;
-            info[k] = (VkDescriptorBufferInfo){vb->m.buf, 0, vb->m.size <= max_range ? VK_WHOLE_SIZE : max_range};
+            info[k] =
+                (VkDescriptorBufferInfo){vb->m.buf, 0, vb->m.size <= max_range ? VK_WHOLE_SIZE : max_range};
         }
     bool cacheable = !m->spilled && m->nbuffers <= VK_MEMO_BINDINGS;
     vk_memo *e = cacheable ? memo_slot(b, m, bufs) : NULL;
@@ -289,8 +298,11 @@ static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, co
     }
     VkWriteDescriptorSet w[257];
     for (uint32_t i = 0; i < n; i++)
-        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = *set, .dstBinding = i,
-                                      .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = *set,
+                                      .dstBinding = i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &info[i]};
     d->vkUpdateDescriptorSets(d->dev, n, w, 0, NULL);
     if (e) {
@@ -315,10 +327,11 @@ static bool listed(const VkBuffer *list, int n, VkBuffer b)
 
 static void barrier(vk_dev *d, vk_batch *b)
 {
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                            &mb, 0, NULL, 0, NULL);
+    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     b->nwritten = b->nread = 0;
     d->stats.barriers++;
 }
@@ -350,7 +363,8 @@ static void order(vk_dev *d, vk_batch *b, const rt_launch_desc *l, bool always)
     }
 }
 
-/* ---- dispatch ---------------------------------------------------------------------------------------------- */
+/* ---- dispatch
+ * ---------------------------------------------------------------------------------------------- */
 
 static kcrt_status record(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, bool serialise)
 {
@@ -364,7 +378,8 @@ static kcrt_status record(vk_dev *d, vk_batch *b, const vk_module *m, const rt_l
         b->bound = m->pipe;
     }
     if (set)
-        d->vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout->pipe, 0, 1, &set, 0, NULL);
+        d->vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout->pipe, 0, 1, &set, 0,
+                                   NULL);
     if (!m->spilled && l->args_size)
         d->vkCmdPushConstants(b->cmd, m->layout->pipe, VK_SHADER_STAGE_COMPUTE_BIT, 0, l->args_size, l->args);
     d->vkCmdDispatch(b->cmd, l->grid[0], l->grid[1], l->grid[2]);
@@ -393,7 +408,8 @@ kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l)
     return KCRT_OK;
 }
 
-/* ---- timing ------------------------------------------------------------------------------------------------- */
+/* ---- timing
+ * ------------------------------------------------------------------------------------------------- */
 
 static kcrt_status query_pool(vk_dev *d, uint32_t n)
 {
@@ -406,7 +422,8 @@ static kcrt_status query_pool(vk_dev *d, uint32_t n)
     uint32_t size = 64;
     while (size < n)
         size *= 2;
-    VkQueryPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
+    VkQueryPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                 .queryCount = size};
     kcrt_status s = vk_check(d, d->vkCreateQueryPool(d->dev, &ci, NULL, &d->queries), "vkCreateQueryPool");
     if (s == KCRT_OK)
@@ -414,7 +431,8 @@ static kcrt_status query_pool(vk_dev *d, uint32_t n)
     return s;
 }
 
-static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, int repeats)
+static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l,
+                                int repeats)
 {
     d->vkCmdResetQueryPool(b->cmd, d->queries, 0, (uint32_t)repeats * 2);
     for (int r = 0; r < repeats; r++) {
@@ -433,7 +451,8 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
     vk_dev *d = dev;
     const kcrt_device_info *info = &d->ctx->info;
     if (!info->timestamp_valid_bits)
-        return rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED, "'%s' has no timestamps on its compute queue", info->name);
+        return rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED, "'%s' has no timestamps on its compute queue",
+                       info->name);
     kcrt_status s = vk_finish(d); /* earlier launches are not part of the timing */
     vk_batch *b;
     if (s == KCRT_OK)
@@ -454,8 +473,9 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
     if (!t)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     s = vk_check(d,
-                 d->vkGetQueryPoolResults(d->dev, d->queries, 0, (uint32_t)repeats * 2, sizeof(uint64_t) * repeats * 2, t,
-                                          sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                 d->vkGetQueryPoolResults(d->dev, d->queries, 0, (uint32_t)repeats * 2,
+                                          sizeof(uint64_t) * repeats * 2, t, sizeof(uint64_t),
+                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
                  "vkGetQueryPoolResults");
     uint64_t mask = info->timestamp_valid_bits >= 64 ? ~0ull : (1ull << info->timestamp_valid_bits) - 1;
     for (int r = 0; s == KCRT_OK && r < repeats; r++) /* a counter that wrapped still subtracts right */

@@ -22,17 +22,20 @@
 const char *vk_result_name(VkResult r)
 {
     switch (r) {
-#define R(x) case x: return #x;
-        R(VK_SUCCESS) R(VK_NOT_READY) R(VK_TIMEOUT) R(VK_EVENT_SET) R(VK_EVENT_RESET) R(VK_INCOMPLETE)
-        R(VK_ERROR_OUT_OF_HOST_MEMORY) R(VK_ERROR_OUT_OF_DEVICE_MEMORY) R(VK_ERROR_INITIALIZATION_FAILED)
-        R(VK_ERROR_DEVICE_LOST) R(VK_ERROR_MEMORY_MAP_FAILED) R(VK_ERROR_LAYER_NOT_PRESENT)
-        R(VK_ERROR_EXTENSION_NOT_PRESENT) R(VK_ERROR_FEATURE_NOT_PRESENT) R(VK_ERROR_INCOMPATIBLE_DRIVER)
-        R(VK_ERROR_TOO_MANY_OBJECTS) R(VK_ERROR_FORMAT_NOT_SUPPORTED) R(VK_ERROR_FRAGMENTED_POOL)
-        R(VK_ERROR_UNKNOWN) R(VK_ERROR_OUT_OF_POOL_MEMORY) R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
-        R(VK_ERROR_FRAGMENTATION) R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS) R(VK_PIPELINE_COMPILE_REQUIRED)
-        R(VK_ERROR_INVALID_SHADER_NV)
+#define R(x)                                                                                                 \
+    case x: return #x;
+        R(VK_SUCCESS)
+        R(VK_NOT_READY) R(VK_TIMEOUT) R(VK_EVENT_SET) R(VK_EVENT_RESET) R(VK_INCOMPLETE)
+            R(VK_ERROR_OUT_OF_HOST_MEMORY) R(VK_ERROR_OUT_OF_DEVICE_MEMORY) R(VK_ERROR_INITIALIZATION_FAILED)
+                R(VK_ERROR_DEVICE_LOST) R(VK_ERROR_MEMORY_MAP_FAILED) R(VK_ERROR_LAYER_NOT_PRESENT)
+                    R(VK_ERROR_EXTENSION_NOT_PRESENT) R(VK_ERROR_FEATURE_NOT_PRESENT)
+                        R(VK_ERROR_INCOMPATIBLE_DRIVER) R(VK_ERROR_TOO_MANY_OBJECTS)
+                            R(VK_ERROR_FORMAT_NOT_SUPPORTED) R(VK_ERROR_FRAGMENTED_POOL) R(VK_ERROR_UNKNOWN)
+                                R(VK_ERROR_OUT_OF_POOL_MEMORY) R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+                                    R(VK_ERROR_FRAGMENTATION) R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+                                        R(VK_PIPELINE_COMPILE_REQUIRED) R(VK_ERROR_INVALID_SHADER_NV)
 #undef R
-    default: return "VK_ERROR_(unknown)";
+                                            default : return "VK_ERROR_(unknown)";
     }
 }
 
@@ -141,8 +144,9 @@ static kcrt_status load(vk_lib *L, char *err, size_t errlen)
     L->so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* see pin_new_libraries */
     if (!L->so) {
         const char *why = dlerror();
-        rt_printf(err, errlen, "Vulkan is not available: cannot load %s (%s); install a Vulkan loader and driver "
-                               "(Debian: libvulkan1 and mesa-vulkan-drivers)",
+        rt_printf(err, errlen,
+                  "Vulkan is not available: cannot load %s (%s); install a Vulkan loader and driver "
+                  "(Debian: libvulkan1 and mesa-vulkan-drivers)",
                   path, why ? why : "not found");
         return KCRT_ERROR_NO_BACKEND;
     }
@@ -157,8 +161,10 @@ static kcrt_status load(vk_lib *L, char *err, size_t errlen)
     VK_GLOBAL_FNS(X)
 #undef X
     if (!L->vkCreateInstance || !L->vkEnumerateInstanceExtensionProperties)
-        return rt_printf(err, errlen, "the Vulkan loader %s lacks vkCreateInstance", path), KCRT_ERROR_NO_BACKEND;
-    PFN_vkEnumerateInstanceVersion version = (PFN_vkEnumerateInstanceVersion)L->gipa(NULL, "vkEnumerateInstanceVersion");
+        return rt_printf(err, errlen, "the Vulkan loader %s lacks vkCreateInstance", path),
+               KCRT_ERROR_NO_BACKEND;
+    PFN_vkEnumerateInstanceVersion version =
+        (PFN_vkEnumerateInstanceVersion)L->gipa(NULL, "vkEnumerateInstanceVersion");
     L->api = VK_API_VERSION_1_0;
     if (version)
         version(&L->api);
@@ -173,7 +179,8 @@ static kcrt_status load(vk_lib *L, char *err, size_t errlen)
 static bool has_layer(vk_lib *L, const char *name)
 {
     uint32_t n = 0;
-    if (!L->vkEnumerateInstanceLayerProperties || L->vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS)
+    if (!L->vkEnumerateInstanceLayerProperties ||
+        L->vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS)
         return false;
     VkLayerProperties *p = calloc(n ? n : 1, sizeof(*p));
     bool found = false;
@@ -198,17 +205,60 @@ static bool has_instance_ext(vk_lib *L, const char *name)
     return found;
 }
 
+static VkDebugUtilsMessengerCreateInfoEXT messenger_info(void)
+{
+    return (VkDebugUtilsMessengerCreateInfoEXT){
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_message};
+}
+
+/* The messenger that counts what the validation layer says after the
+ * instance exists (the one in the instance's pNext covers its creation). */
+static kcrt_status create_messenger(vk_lib *L, char *err, size_t errlen)
+{
+    VkDebugUtilsMessengerCreateInfoEXT dbg = messenger_info();
+    L->vkCreateDebugUtilsMessengerEXT =
+        (PFN_vkCreateDebugUtilsMessengerEXT)L->gipa(L->instance, "vkCreateDebugUtilsMessengerEXT");
+    L->vkDestroyDebugUtilsMessengerEXT =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)L->gipa(L->instance, "vkDestroyDebugUtilsMessengerEXT");
+    if (!L->vkCreateDebugUtilsMessengerEXT || !L->vkDestroyDebugUtilsMessengerEXT ||
+        L->vkCreateDebugUtilsMessengerEXT(L->instance, &dbg, NULL, &L->messenger) != VK_SUCCESS)
+        return rt_printf(err, errlen,
+                         "cannot create a VK_EXT_debug_utils messenger for the validation layer"),
+               KCRT_ERROR_NO_BACKEND;
+    L->validation = true;
+    return KCRT_OK;
+}
+
+static kcrt_status load_instance_fns(vk_lib *L, char *err, size_t errlen)
+{
+#define X(name) L->name = (PFN_##name)L->gipa(L->instance, #name);
+    VK_INSTANCE_FNS(X)
+#undef X
+#define X(name)                                                                                              \
+    if (!L->name)                                                                                            \
+        return rt_printf(err, errlen, "the Vulkan loader lacks %s", #name), KCRT_ERROR_NO_BACKEND;
+    VK_INSTANCE_FNS(X)
+#undef X
+    return KCRT_OK;
+}
+
 static kcrt_status create_instance(vk_lib *L, bool validation, char *err, size_t errlen)
 {
     const char *layers[1], *exts[2];
     uint32_t nlayers = 0, nexts = 0;
     VkInstanceCreateFlags flags = 0;
     if (validation) {
-        if (!has_layer(L, "VK_LAYER_KHRONOS_validation")) {
-            rt_printf(err, errlen, "KCRT_VALIDATION=1 but the layer VK_LAYER_KHRONOS_validation is not installed "
-                                   "(Debian: vulkan-validationlayers)");
-            return KCRT_ERROR_NO_BACKEND;
-        }
+        if (!has_layer(L, "VK_LAYER_KHRONOS_validation"))
+            return rt_printf(err, errlen,
+                             "KCRT_VALIDATION=1 but the layer VK_LAYER_KHRONOS_validation is not "
+                             "installed (Debian: vulkan-validationlayers)"),
+                   KCRT_ERROR_NO_BACKEND;
         layers[nlayers++] = "VK_LAYER_KHRONOS_validation";
         exts[nexts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     }
@@ -217,17 +267,18 @@ static kcrt_status create_instance(vk_lib *L, bool validation, char *err, size_t
         flags |= 0x00000001; /* VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR */
     }
     uint32_t api = L->api < VK_API_VERSION_1_3 ? L->api : VK_API_VERSION_1_3;
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "kcrt",
-                             .pEngineName = "kc", .apiVersion = api};
-    VkDebugUtilsMessengerCreateInfoEXT dbg = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = on_message};
-    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = validation ? &dbg : NULL,
-                               .flags = flags, .pApplicationInfo = &app, .enabledLayerCount = nlayers,
-                               .ppEnabledLayerNames = layers, .enabledExtensionCount = nexts,
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "kcrt",
+                             .pEngineName = "kc",
+                             .apiVersion = api};
+    VkDebugUtilsMessengerCreateInfoEXT dbg = messenger_info();
+    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                               .pNext = validation ? &dbg : NULL,
+                               .flags = flags,
+                               .pApplicationInfo = &app,
+                               .enabledLayerCount = nlayers,
+                               .ppEnabledLayerNames = layers,
+                               .enabledExtensionCount = nexts,
                                .ppEnabledExtensionNames = exts};
     VkResult r = L->vkCreateInstance(&ci, NULL, &L->instance);
     if (r != VK_SUCCESS) {
@@ -235,26 +286,8 @@ static kcrt_status create_instance(vk_lib *L, bool validation, char *err, size_t
         return r == VK_ERROR_INCOMPATIBLE_DRIVER ? KCRT_ERROR_NO_DEVICE : KCRT_ERROR_NO_BACKEND;
     }
     L->api = api;
-#define X(name) L->name = (PFN_##name)L->gipa(L->instance, #name);
-    VK_INSTANCE_FNS(X)
-#undef X
-#define X(name)                                                                                    \
-    if (!L->name)                                                                                  \
-        return rt_printf(err, errlen, "the Vulkan loader lacks %s", #name), KCRT_ERROR_NO_BACKEND;
-    VK_INSTANCE_FNS(X)
-#undef X
-    if (validation) {
-        L->vkCreateDebugUtilsMessengerEXT =
-            (PFN_vkCreateDebugUtilsMessengerEXT)L->gipa(L->instance, "vkCreateDebugUtilsMessengerEXT");
-        L->vkDestroyDebugUtilsMessengerEXT =
-            (PFN_vkDestroyDebugUtilsMessengerEXT)L->gipa(L->instance, "vkDestroyDebugUtilsMessengerEXT");
-        if (!L->vkCreateDebugUtilsMessengerEXT || !L->vkDestroyDebugUtilsMessengerEXT ||
-            L->vkCreateDebugUtilsMessengerEXT(L->instance, &dbg, NULL, &L->messenger) != VK_SUCCESS)
-            return rt_printf(err, errlen, "cannot create a VK_EXT_debug_utils messenger for the validation layer"),
-                   KCRT_ERROR_NO_BACKEND;
-        L->validation = true;
-    }
-    return KCRT_OK;
+    kcrt_status s = load_instance_fns(L, err, errlen);
+    return s == KCRT_OK && validation ? create_messenger(L, err, errlen) : s;
 }
 
 kcrt_status vk_lib_open(vk_lib *L, bool validation, char *err, size_t errlen)
@@ -344,7 +377,8 @@ static void driver_version(uint32_t vendor, uint32_t v, char *out, size_t len)
     if (vendor == 0x10de)
         rt_printf(out, len, "%u.%u.%u.%u", v >> 22 & 0x3ff, v >> 14 & 0xff, v >> 6 & 0xff, v & 0x3f);
     else
-        rt_printf(out, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+        rt_printf(out, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+                  VK_API_VERSION_PATCH(v));
 }
 
 /* A device family: the vendor and, from the name, the architecture where
@@ -377,7 +411,8 @@ static void family(const kcrt_device_info *info, char *out, size_t len)
             if (start > name && start[-1] == ' ')
                 start--;
             const char *word = start;
-            while (word > name && ((word[-1] >= 'a' && word[-1] <= 'z') || (word[-1] >= 'A' && word[-1] <= 'Z')))
+            while (word > name &&
+                   ((word[-1] >= 'a' && word[-1] <= 'z') || (word[-1] >= 'A' && word[-1] <= 'Z')))
                 word--;
             if (word > name && word[-1] != ' ')
                 continue; /* part of something else ("Intel(R)") */
@@ -433,9 +468,11 @@ static void query_features(vk_lib *L, VkPhysicalDevice pd, vk_caps *c)
 {
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-    VkPhysicalDeviceShaderFloat16Int8Features f16 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-                                                      .pNext = c->ext_atomic_float ? &af : NULL};
-    VkPhysicalDevice16BitStorageFeatures s16 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceShaderFloat16Int8Features f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+        .pNext = c->ext_atomic_float ? &af : NULL};
+    VkPhysicalDevice16BitStorageFeatures s16 = {.sType =
+                                                    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     bool has_f16 = c->ext_float16_int8 || c->api >= VK_API_VERSION_1_2;
     s16.pNext = has_f16 ? (void *)&f16 : c->ext_atomic_float ? (void *)&af : NULL;
     VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16};
@@ -447,8 +484,8 @@ static void query_features(vk_lib *L, VkPhysicalDevice pd, vk_caps *c)
     c->float_atomics_shared = c->ext_atomic_float && af.shaderSharedFloat32AtomicAdd;
 }
 
-static void query_properties(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps *c, char *driver_info,
-                             size_t len)
+static void query_properties(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps *c,
+                             char *driver_info, size_t len)
 {
     VkPhysicalDeviceSubgroupSizeControlProperties ssc = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
@@ -468,8 +505,8 @@ static void query_properties(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *i
     info->min_subgroup_size = has_ssc && ssc.minSubgroupSize ? ssc.minSubgroupSize : sg.subgroupSize;
     info->max_subgroup_size = has_ssc && ssc.maxSubgroupSize ? ssc.maxSubgroupSize : sg.subgroupSize;
     c->subgroup_ops = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sg.supportedOperations : 0;
-    rt_printf(driver_info, len, "%s%s%s", has_drv ? drv.driverName : "", has_drv && drv.driverInfo[0] ? " " : "",
-             has_drv ? drv.driverInfo : "");
+    rt_printf(driver_info, len, "%s%s%s", has_drv ? drv.driverName : "",
+              has_drv && drv.driverInfo[0] ? " " : "", has_drv ? drv.driverInfo : "");
 }
 
 static void describe_memory(kcrt_device_info *info, vk_caps *c)
@@ -544,6 +581,18 @@ static void pretend(kcrt_device_info *info, vk_caps *c)
     (void)info;
 }
 
+static void describe_features(kcrt_device_info *info, const vk_caps *c)
+{
+    info->float16 = c->float16;
+    info->int64 = c->int64;
+    info->storage16 = c->storage16;
+    info->subgroups = c->subgroup_ops & VK_SUBGROUP_FEATURE_BASIC_BIT;
+    info->subgroup_arithmetic = c->subgroup_ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    info->subgroup_shuffle = c->subgroup_ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    info->subgroup_ballot = c->subgroup_ops & VK_SUBGROUP_FEATURE_BALLOT_BIT;
+    info->float_atomics = c->float_atomics_buffer;
+}
+
 void vk_describe(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps *c)
 {
     VkPhysicalDeviceProperties p;
@@ -581,14 +630,7 @@ void vk_describe(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps
     c->queue_family = compute_family(L, pd, &ts_bits);
     info->timestamp_valid_bits = ts_bits;
     info->timestamp_period_ns = ts_bits ? p.limits.timestampPeriod : 0;
-    info->float16 = c->float16;
-    info->int64 = c->int64;
-    info->storage16 = c->storage16;
-    info->subgroups = c->subgroup_ops & VK_SUBGROUP_FEATURE_BASIC_BIT;
-    info->subgroup_arithmetic = c->subgroup_ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-    info->subgroup_shuffle = c->subgroup_ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
-    info->subgroup_ballot = c->subgroup_ops & VK_SUBGROUP_FEATURE_BALLOT_BIT;
-    info->float_atomics = c->float_atomics_buffer;
+    describe_features(info, c);
     rt_printf(info->key, sizeof(info->key), "vulkan:%04x:%04x:%s:%s", p.vendorID, p.deviceID, p.deviceName,
               info->driver);
     family(info, info->family, sizeof(info->family));

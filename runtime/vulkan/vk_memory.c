@@ -25,14 +25,17 @@ enum { STAGING_MAX = 16 << 20 };
 kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host, vk_mem *m)
 {
     memset(m, 0, sizeof(*m));
-    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage,
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .size = size,
+                             .usage = usage,
                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     kcrt_status s = vk_check(d, d->vkCreateBuffer(d->dev, &bi, NULL, &m->buf), "vkCreateBuffer");
     if (s != KCRT_OK)
         return s;
     VkMemoryRequirements req;
     d->vkGetBufferMemoryRequirements(d->dev, m->buf, &req);
-    VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    VkMemoryPropertyFlags coherent =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     int type = host ? vk_memory_type(d, req.memoryTypeBits, coherent, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
                     : vk_memory_type(d, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
     if (type < 0 && !host)
@@ -42,7 +45,8 @@ kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "no Vulkan memory type fits a %s buffer",
                        host ? "host-visible" : "device");
     }
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                               .allocationSize = req.size,
                                .memoryTypeIndex = (uint32_t)type};
     s = vk_check(d, d->vkAllocateMemory(d->dev, &ai, NULL, &m->mem), "vkAllocateMemory");
     if (s == KCRT_OK)
@@ -73,7 +77,8 @@ void vk_mem_free(vk_dev *d, vk_mem *m)
 /* Everything later on the queue sees what a copy wrote. */
 static void copy_done_barrier(vk_dev *d, VkCommandBuffer cmd)
 {
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
                                            VK_ACCESS_HOST_READ_BIT};
@@ -96,13 +101,15 @@ static kcrt_status run_once(vk_dev *d, record_fn fn, const void *user)
     fn(d, d->xfer_cmd, user);
     copy_done_barrier(d, d->xfer_cmd);
     s = vk_check(d, d->vkEndCommandBuffer(d->xfer_cmd), "vkEndCommandBuffer");
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &d->xfer_cmd};
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &d->xfer_cmd};
     if (s == KCRT_OK)
         s = vk_check(d, d->vkQueueSubmit(d->queue, 1, &si, d->xfer_fence), "vkQueueSubmit");
     if (s == KCRT_OK) {
         d->stats.transfer_submissions++;
         d->stats.waits++;
-        s = vk_check(d, d->vkWaitForFences(d->dev, 1, &d->xfer_fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        s = vk_check(d, d->vkWaitForFences(d->dev, 1, &d->xfer_fence, VK_TRUE, UINT64_MAX),
+                     "vkWaitForFences");
         if (s == KCRT_OK)
             s = vk_check(d, d->vkResetFences(d->dev, 1, &d->xfer_fence), "vkResetFences");
     }
@@ -143,8 +150,8 @@ static kcrt_status staging(vk_dev *d, VkDeviceSize bytes)
     while (size < bytes)
         size *= 2;
     vk_mem_free(d, &d->staging);
-    kcrt_status s = vk_mem_create(d, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true,
-                                  &d->staging);
+    kcrt_status s = vk_mem_create(
+        d, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, &d->staging);
     d->stats.staging_bytes = d->staging.size;
     d->stats.staging_resizes++;
     return s;

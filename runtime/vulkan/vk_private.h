@@ -20,71 +20,71 @@
 #include "../rt_private.h"
 
 /* X(name): entry points, by where they are looked up. */
-#define VK_GLOBAL_FNS(X)                                                                           \
-    X(vkCreateInstance)                                                                            \
-    X(vkEnumerateInstanceExtensionProperties)                                                      \
+#define VK_GLOBAL_FNS(X)                                                                                     \
+    X(vkCreateInstance)                                                                                      \
+    X(vkEnumerateInstanceExtensionProperties)                                                                \
     X(vkEnumerateInstanceLayerProperties)
 
-#define VK_INSTANCE_FNS(X)                                                                         \
-    X(vkDestroyInstance)                                                                           \
-    X(vkEnumeratePhysicalDevices)                                                                  \
-    X(vkGetPhysicalDeviceProperties)                                                               \
-    X(vkGetPhysicalDeviceProperties2)                                                              \
-    X(vkGetPhysicalDeviceFeatures2)                                                                \
-    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
-    X(vkGetPhysicalDeviceMemoryProperties)                                                         \
-    X(vkEnumerateDeviceExtensionProperties)                                                        \
-    X(vkCreateDevice)                                                                              \
+#define VK_INSTANCE_FNS(X)                                                                                   \
+    X(vkDestroyInstance)                                                                                     \
+    X(vkEnumeratePhysicalDevices)                                                                            \
+    X(vkGetPhysicalDeviceProperties)                                                                         \
+    X(vkGetPhysicalDeviceProperties2)                                                                        \
+    X(vkGetPhysicalDeviceFeatures2)                                                                          \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                              \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                                   \
+    X(vkEnumerateDeviceExtensionProperties)                                                                  \
+    X(vkCreateDevice)                                                                                        \
     X(vkGetDeviceProcAddr)
 
-#define VK_DEVICE_FNS(X)                                                                           \
-    X(vkDestroyDevice)                                                                             \
-    X(vkGetDeviceQueue)                                                                            \
-    X(vkDeviceWaitIdle)                                                                            \
-    X(vkCreateBuffer)                                                                              \
-    X(vkDestroyBuffer)                                                                             \
-    X(vkGetBufferMemoryRequirements)                                                               \
-    X(vkAllocateMemory)                                                                            \
-    X(vkFreeMemory)                                                                                \
-    X(vkBindBufferMemory)                                                                          \
-    X(vkMapMemory)                                                                                 \
-    X(vkUnmapMemory)                                                                               \
-    X(vkCreateShaderModule)                                                                        \
-    X(vkDestroyShaderModule)                                                                       \
-    X(vkCreateDescriptorSetLayout)                                                                 \
-    X(vkDestroyDescriptorSetLayout)                                                                \
-    X(vkCreatePipelineLayout)                                                                      \
-    X(vkDestroyPipelineLayout)                                                                     \
-    X(vkCreateComputePipelines)                                                                    \
-    X(vkDestroyPipeline)                                                                           \
-    X(vkCreateDescriptorPool)                                                                      \
-    X(vkDestroyDescriptorPool)                                                                     \
-    X(vkResetDescriptorPool)                                                                       \
-    X(vkAllocateDescriptorSets)                                                                    \
-    X(vkUpdateDescriptorSets)                                                                      \
-    X(vkCreateCommandPool)                                                                         \
-    X(vkDestroyCommandPool)                                                                        \
-    X(vkAllocateCommandBuffers)                                                                    \
-    X(vkFreeCommandBuffers)                                                                        \
-    X(vkResetCommandBuffer)                                                                        \
-    X(vkBeginCommandBuffer)                                                                        \
-    X(vkEndCommandBuffer)                                                                          \
-    X(vkCmdBindPipeline)                                                                           \
-    X(vkCmdBindDescriptorSets)                                                                     \
-    X(vkCmdPushConstants)                                                                          \
-    X(vkCmdDispatch)                                                                               \
-    X(vkCmdPipelineBarrier)                                                                        \
-    X(vkCmdCopyBuffer)                                                                             \
-    X(vkCmdFillBuffer)                                                                             \
-    X(vkCmdResetQueryPool)                                                                         \
-    X(vkCmdWriteTimestamp)                                                                         \
-    X(vkCreateQueryPool)                                                                           \
-    X(vkDestroyQueryPool)                                                                          \
-    X(vkGetQueryPoolResults)                                                                       \
-    X(vkCreateFence)                                                                               \
-    X(vkDestroyFence)                                                                              \
-    X(vkResetFences)                                                                               \
-    X(vkWaitForFences)                                                                             \
+#define VK_DEVICE_FNS(X)                                                                                     \
+    X(vkDestroyDevice)                                                                                       \
+    X(vkGetDeviceQueue)                                                                                      \
+    X(vkDeviceWaitIdle)                                                                                      \
+    X(vkCreateBuffer)                                                                                        \
+    X(vkDestroyBuffer)                                                                                       \
+    X(vkGetBufferMemoryRequirements)                                                                         \
+    X(vkAllocateMemory)                                                                                      \
+    X(vkFreeMemory)                                                                                          \
+    X(vkBindBufferMemory)                                                                                    \
+    X(vkMapMemory)                                                                                           \
+    X(vkUnmapMemory)                                                                                         \
+    X(vkCreateShaderModule)                                                                                  \
+    X(vkDestroyShaderModule)                                                                                 \
+    X(vkCreateDescriptorSetLayout)                                                                           \
+    X(vkDestroyDescriptorSetLayout)                                                                          \
+    X(vkCreatePipelineLayout)                                                                                \
+    X(vkDestroyPipelineLayout)                                                                               \
+    X(vkCreateComputePipelines)                                                                              \
+    X(vkDestroyPipeline)                                                                                     \
+    X(vkCreateDescriptorPool)                                                                                \
+    X(vkDestroyDescriptorPool)                                                                               \
+    X(vkResetDescriptorPool)                                                                                 \
+    X(vkAllocateDescriptorSets)                                                                              \
+    X(vkUpdateDescriptorSets)                                                                                \
+    X(vkCreateCommandPool)                                                                                   \
+    X(vkDestroyCommandPool)                                                                                  \
+    X(vkAllocateCommandBuffers)                                                                              \
+    X(vkFreeCommandBuffers)                                                                                  \
+    X(vkResetCommandBuffer)                                                                                  \
+    X(vkBeginCommandBuffer)                                                                                  \
+    X(vkEndCommandBuffer)                                                                                    \
+    X(vkCmdBindPipeline)                                                                                     \
+    X(vkCmdBindDescriptorSets)                                                                               \
+    X(vkCmdPushConstants)                                                                                    \
+    X(vkCmdDispatch)                                                                                         \
+    X(vkCmdPipelineBarrier)                                                                                  \
+    X(vkCmdCopyBuffer)                                                                                       \
+    X(vkCmdFillBuffer)                                                                                       \
+    X(vkCmdResetQueryPool)                                                                                   \
+    X(vkCmdWriteTimestamp)                                                                                   \
+    X(vkCreateQueryPool)                                                                                     \
+    X(vkDestroyQueryPool)                                                                                    \
+    X(vkGetQueryPoolResults)                                                                                 \
+    X(vkCreateFence)                                                                                         \
+    X(vkDestroyFence)                                                                                        \
+    X(vkResetFences)                                                                                         \
+    X(vkWaitForFences)                                                                                       \
     X(vkQueueSubmit)
 
 #define VK_DECLARE(name) PFN_##name name;
@@ -95,13 +95,13 @@ typedef struct vk_lib {
     PFN_vkGetInstanceProcAddr gipa;
     VK_GLOBAL_FNS(VK_DECLARE)
     VkInstance instance;
-    uint32_t api;            /* the instance's API version */
+    uint32_t api; /* the instance's API version */
     VK_INSTANCE_FNS(VK_DECLARE)
     PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT;
     PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
     VkDebugUtilsMessengerEXT messenger;
-    bool validation;         /* the validation layer is on */
-    bool debug;              /* KCRT_LOG=debug */
+    bool validation; /* the validation layer is on */
+    bool debug;      /* KCRT_LOG=debug */
 } vk_lib;
 
 /* What kc needs to know of a physical device beyond kcrt_device_info. */
@@ -109,8 +109,8 @@ typedef struct vk_caps {
     VkPhysicalDeviceLimits limits;
     VkPhysicalDeviceMemoryProperties mem;
     uint32_t api;
-    uint32_t queue_family;   /* a family with compute (and, preferably, timestamps) */
-    uint32_t subgroup_ops;   /* VkSubgroupFeatureFlags in compute */
+    uint32_t queue_family; /* a family with compute (and, preferably, timestamps) */
+    uint32_t subgroup_ops; /* VkSubgroupFeatureFlags in compute */
     bool float16, int64, storage16, float_atomics_buffer, float_atomics_shared;
     bool ext_float16_int8, ext_atomic_float, ext_portability_subset;
 } vk_caps;
@@ -129,14 +129,14 @@ void vk_validation_reset(void);
 typedef struct vk_mem {
     VkBuffer buf;
     VkDeviceMemory mem;
-    void *map;               /* host address when mapped, else NULL */
+    void *map; /* host address when mapped, else NULL */
     VkDeviceSize size;
 } vk_mem;
 
 /* A buffer of the API. */
 typedef struct vk_buf {
     vk_mem m;
-    uint64_t last_serial;    /* the last batch whose work uses it */
+    uint64_t last_serial; /* the last batch whose work uses it */
 } vk_buf;
 
 /* Descriptor set and pipeline layouts, shared by variants of one shape. */
@@ -150,11 +150,11 @@ typedef struct vk_module {
     VkPipeline pipe;
     const vk_layout *layout;
     int nparams;
-    rt_slot *slots;          /* a copy of the variant's */
-    uint32_t nbuffers;       /* bindings of buffer parameters */
+    rt_slot *slots;    /* a copy of the variant's */
+    uint32_t nbuffers; /* bindings of buffer parameters */
     bool spilled;
     uint32_t args_size;
-    char name[128];          /* kernel[variant], for messages */
+    char name[128]; /* kernel[variant], for messages */
 } vk_module;
 
 enum { VK_MEMO = 64, VK_MEMO_BINDINGS = 32, VK_BATCHES = 3, VK_HAZARDS = 64 };
@@ -180,7 +180,7 @@ typedef struct vk_batch {
     VkDescriptorPool *pools;
     int npools, cur_pool;
     vk_memo memo[VK_MEMO];
-    vk_mem *chunks;          /* spilled scalars */
+    vk_mem *chunks; /* spilled scalars */
     int nchunks, cur_chunk;
     VkDeviceSize chunk_used;
     VkBuffer written[VK_HAZARDS], read[VK_HAZARDS]; /* since the last barrier */
@@ -200,15 +200,15 @@ typedef struct vk_dev {
     vk_layout layouts[32];
     int nlayouts;
     vk_batch batches[VK_BATCHES];
-    int recording;           /* the batch being recorded, or -1 */
-    uint64_t serial;         /* of the newest batch */
+    int recording;   /* the batch being recorded, or -1 */
+    uint64_t serial; /* of the newest batch */
     VkCommandBuffer xfer_cmd;
     VkFence xfer_fence;
     vk_mem staging;
     VkQueryPool queries;
     uint32_t nqueries;
-    bool unified;            /* buffers live in host-visible device memory */
-    bool lost;               /* the device was lost: everything fails */
+    bool unified; /* buffers live in host-visible device memory */
+    bool lost;    /* the device was lost: everything fails */
     kcrt_stats stats;
 } vk_dev;
 

@@ -22,19 +22,19 @@
 static kcrt_context *rt_ctx;
 static kcrt_bundle *rt_bundle;
 
-#define ASSERT_OK(expr)                                                                            \
-    do {                                                                                           \
-        kcrt_status s_ = (expr);                                                                   \
-        if (s_ != KCRT_OK)                                                                         \
-            fail_msg("%s: %s: %s", #expr, kcrt_status_name(s_), kcrt_error(rt_ctx));               \
+#define ASSERT_OK(expr)                                                                                      \
+    do {                                                                                                     \
+        kcrt_status s_ = (expr);                                                                             \
+        if (s_ != KCRT_OK)                                                                                   \
+            fail_msg("%s: %s: %s", #expr, kcrt_status_name(s_), kcrt_error(rt_ctx));                         \
     } while (0)
 
-#define ASSERT_STATUS(expected, expr)                                                              \
-    do {                                                                                           \
-        kcrt_status s_ = (expr);                                                                   \
-        if (s_ != (expected))                                                                      \
-            fail_msg("%s: expected %s, got %s: %s", #expr, kcrt_status_name(expected),             \
-                     kcrt_status_name(s_), kcrt_error(rt_ctx));                                    \
+#define ASSERT_STATUS(expected, expr)                                                                        \
+    do {                                                                                                     \
+        kcrt_status s_ = (expr);                                                                             \
+        if (s_ != (expected))                                                                                \
+            fail_msg("%s: expected %s, got %s: %s", #expr, kcrt_status_name(expected), kcrt_status_name(s_), \
+                     kcrt_error(rt_ctx));                                                                    \
     } while (0)
 
 /* Opens the context every test of a program uses, or says why not and
@@ -203,7 +203,7 @@ static inline int rt_variants(const char *name, const char **out, int max)
 
 /* |got - want| <= atol + rtol * |want|, NaN never passes. */
 static inline void rt_check_f32(const char *what, const float *got, const double *want, size_t n, double rtol,
-                         double atol)
+                                double atol)
 {
     for (size_t i = 0; i < n; i++) {
         double d = fabs((double)got[i] - want[i]);

@@ -13,12 +13,12 @@
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 /* The error of the last failure, asserted to contain every needle. */
-#define ASSERT_ERROR(status, expr, ...)                                                            \
-    do {                                                                                           \
-        ASSERT_STATUS(status, expr);                                                               \
-        const char *needles_[] = {__VA_ARGS__};                                                    \
-        for (size_t i_ = 0; i_ < sizeof(needles_) / sizeof(*needles_); i_++)                       \
-            ASSERT_CONTAINS(kcrt_error(rt_ctx), needles_[i_]);                                     \
+#define ASSERT_ERROR(status, expr, ...)                                                                      \
+    do {                                                                                                     \
+        ASSERT_STATUS(status, expr);                                                                         \
+        const char *needles_[] = {__VA_ARGS__};                                                              \
+        for (size_t i_ = 0; i_ < sizeof(needles_) / sizeof(*needles_); i_++)                                 \
+            ASSERT_CONTAINS(kcrt_error(rt_ctx), needles_[i_]);                                               \
     } while (0)
 
 static kcrt_buffer *floats(int n)
@@ -91,7 +91,8 @@ static void test_launch_refuses_wrong_scalar_types(void **state)
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, a1, 4),
                  "saxpy: argument 1 ('a') is a float: pass KCRT_F32, not KCRT_I32");
     kcrt_arg a2[] = {KCRT_U32(100), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, a2, 4), "argument 0 ('n') is an int: pass KCRT_I32, not KCRT_U32");
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, a2, 4),
+                 "argument 0 ('n') is an int: pass KCRT_I32, not KCRT_U32");
     kcrt_arg a3[] = {KCRT_I32(100), KCRT_F16(0x3c00), KCRT_BUF(x), KCRT_BUF(y)};
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, a3, 4), "pass KCRT_F32, not KCRT_F16");
     kcrt_buffer *in = rt_buf(1000), *pos = rt_buf(1000), *cnt = rt_buf(1000);
@@ -102,8 +103,8 @@ static void test_launch_refuses_wrong_scalar_types(void **state)
     kcrt_arg a5[] = {KCRT_I32(10), KCRT_F32(1.5f), KCRT_BUF(in), KCRT_BUF(h), KCRT_BUF(f)};
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("half_scale"), a5, 5),
                  "argument 1 ('s') is a half: pass KCRT_F16, not KCRT_F32");
-    kcrt_buffer_free(x), kcrt_buffer_free(y), kcrt_buffer_free(in), kcrt_buffer_free(pos), kcrt_buffer_free(cnt),
-        kcrt_buffer_free(h), kcrt_buffer_free(f);
+    kcrt_buffer_free(x), kcrt_buffer_free(y), kcrt_buffer_free(in), kcrt_buffer_free(pos),
+        kcrt_buffer_free(cnt), kcrt_buffer_free(h), kcrt_buffer_free(f);
 }
 
 static void test_launch_refuses_short_buffers(void **state)
@@ -111,30 +112,34 @@ static void test_launch_refuses_short_buffers(void **state)
     (void)state;
     kcrt_buffer *x = floats(100), *y = floats(99);
     kcrt_arg args[] = {KCRT_I32(100), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("saxpy"), args, 4),
-                 "saxpy: argument 3 ('y'): the buffer has 396 bytes, but y[n] needs 100 elements of 4 bytes = 400 "
-                 "bytes (n=100, SX_WG=64, SX_TM=2)");
+    ASSERT_ERROR(
+        KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("saxpy"), args, 4),
+        "saxpy: argument 3 ('y'): the buffer has 396 bytes, but y[n] needs 100 elements of 4 bytes = 400 "
+        "bytes (n=100, SX_WG=64, SX_TM=2)");
     /* an extent with tunables: partial[cdiv(n, RD_WG * RD_PER)] */
     kcrt_buffer *in = rt_buf(4 * 1000), *part = rt_buf(4 * 7);
     kcrt_arg a2[] = {KCRT_I32(1000), KCRT_BUF(in), KCRT_BUF(part)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_variant("reduce_sum", "RD_WG=64,RD_PER=2"), a2, 3),
-                 "argument 2 ('partial'): the buffer has 28 bytes, but partial[cdiv(n, RD_WG * RD_PER)] needs 8 "
-                 "elements of 4 bytes = 32 bytes (n=1000, RD_WG=64, RD_PER=2)");
+    ASSERT_ERROR(
+        KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_variant("reduce_sum", "RD_WG=64,RD_PER=2"), a2, 3),
+        "argument 2 ('partial'): the buffer has 28 bytes, but partial[cdiv(n, RD_WG * RD_PER)] needs 8 "
+        "elements of 4 bytes = 32 bytes (n=1000, RD_WG=64, RD_PER=2)");
     ASSERT_OK(kcrt_launch(rt_variant("reduce_sum", "RD_WG=128,RD_PER=2"), a2, 3)); /* 4 elements there */
     /* float4 elements are 16 bytes; multi-dimensional extents multiply */
     kcrt_buffer *v4 = rt_buf(16 * 9);
     kcrt_arg a3[] = {KCRT_I32(10), KCRT_F32(1), KCRT_BUF(v4), KCRT_BUF(v4)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("axpy4"), a3, 4),
-                 "argument 2 ('x'): the buffer has 144 bytes, but x[n] needs 10 elements of 16 bytes = 160 bytes");
+    ASSERT_ERROR(
+        KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("axpy4"), a3, 4),
+        "argument 2 ('x'): the buffer has 144 bytes, but x[n] needs 10 elements of 16 bytes = 160 bytes");
     kcrt_buffer *vol = rt_buf(4 * 2 * 3 * 4), *plane = rt_buf(4 * 12);
     kcrt_arg a4[] = {KCRT_I32(2), KCRT_I32(3), KCRT_I32(5), KCRT_BUF(vol), KCRT_BUF(vol), KCRT_BUF(plane)};
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("volume"), a4, 6),
                  "in[d * h * w] needs 30 elements of 4 bytes = 120 bytes (d=2, h=3, w=5)");
     kcrt_arg a5[] = {KCRT_I32(-5), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("saxpy"), a5, 4), "its extent n is -5, negative");
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("saxpy"), a5, 4),
+                 "its extent n is -5, negative");
     ASSERT_OK(kcrt_finish(rt_ctx));
-    kcrt_buffer_free(x), kcrt_buffer_free(y), kcrt_buffer_free(in), kcrt_buffer_free(part), kcrt_buffer_free(v4),
-        kcrt_buffer_free(vol), kcrt_buffer_free(plane);
+    kcrt_buffer_free(x), kcrt_buffer_free(y), kcrt_buffer_free(in), kcrt_buffer_free(part),
+        kcrt_buffer_free(v4), kcrt_buffer_free(vol), kcrt_buffer_free(plane);
 }
 
 static void test_launch_refuses_bad_grids(void **state)
@@ -146,14 +151,16 @@ static void test_launch_refuses_bad_grids(void **state)
                  "saxpy: grid x = cdiv(n, SX_WG * SX_TM) = 0, not positive (n=0, SX_WG=64, SX_TM=2)");
     kcrt_kernel *g = rt_kernel("grid_test");
     kcrt_arg a2[] = {KCRT_I32(-3), KCRT_I32(1), KCRT_I32(1), KCRT_BUF(o)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(g, a2, 4), "grid x = a * b * c = -3, not positive (a=-3, b=1, c=1)");
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(g, a2, 4),
+                 "grid x = a * b * c = -3, not positive (a=-3, b=1, c=1)");
     kcrt_arg a3[] = {KCRT_I32(1 << 21), KCRT_I32(1 << 21), KCRT_I32(1 << 21), KCRT_BUF(o)};
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(g, a3, 4),
                  "grid x = a * b * c cannot be evaluated: integer overflow in '*'");
     uint32_t max = kcrt_device_info_get(rt_ctx)->max_workgroup_count[0];
     kcrt_arg a4[] = {KCRT_I32(1000), KCRT_I32(1000), KCRT_I32(1000), KCRT_BUF(o)};
     char want[128];
-    snprintf(want, sizeof(want), "grid x = a * b * c = 1000000000 workgroups, more than the device's %u", max);
+    snprintf(want, sizeof(want), "grid x = a * b * c = 1000000000 workgroups, more than the device's %u",
+             max);
     ASSERT_ERROR(KCRT_ERROR_UNSUPPORTED, kcrt_launch(g, a4, 4), want);
     kcrt_arg a5[] = {KCRT_I32(2), KCRT_I32(3), KCRT_I32(4), KCRT_BUF(o)};
     ASSERT_OK(kcrt_launch(g, a5, 4));
@@ -169,9 +176,10 @@ static void test_launch_refuses_aliasing_without_may_alias(void **state)
     kcrt_buffer *b = floats(64), *c = floats(64);
     /* matmul's a and b are const: one buffer for both is fine */
     kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(2), KCRT_BUF(b), KCRT_BUF(b)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("scale_noalias"), args, 4),
-                 "scale_noalias: arguments 2 ('x') and 3 ('y') are the same buffer, and the kernel writes it; the "
-                 "kernel would need KC_MAY_ALIAS");
+    ASSERT_ERROR(
+        KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("scale_noalias"), args, 4),
+        "scale_noalias: arguments 2 ('x') and 3 ('y') are the same buffer, and the kernel writes it; the "
+        "kernel would need KC_MAY_ALIAS");
     ASSERT_OK(kcrt_launch(rt_kernel("scale_alias"), args, 4));
     kcrt_arg a2[] = {KCRT_I32(8), KCRT_I32(8), KCRT_I32(8), KCRT_BUF(b), KCRT_BUF(b), KCRT_BUF(c)};
     ASSERT_OK(kcrt_launch(rt_kernel("matmul"), a2, 6));
@@ -199,8 +207,8 @@ static void test_kernel_get_unknown_names_the_kernels(void **state)
 {
     (void)state;
     kcrt_kernel *k = (kcrt_kernel *)1;
-    ASSERT_ERROR(KCRT_ERROR_NO_KERNEL, kcrt_kernel_get(rt_bundle, "saxpie", &k), "has no kernel 'saxpie' (it has: ",
-                 "saxpy", "matmul");
+    ASSERT_ERROR(KCRT_ERROR_NO_KERNEL, kcrt_kernel_get(rt_bundle, "saxpie", &k),
+                 "has no kernel 'saxpie' (it has: ", "saxpy", "matmul");
     assert_null(k);
     kcrt_kernel *a = rt_kernel("saxpy"), *b = rt_kernel("saxpy");
     assert_ptr_equal(a, b); /* one handle per kernel */
@@ -209,7 +217,8 @@ static void test_kernel_get_unknown_names_the_kernels(void **state)
 static void test_kernel_get_variant_parses_any_order(void **state)
 {
     (void)state;
-    kcrt_kernel *k1 = rt_variant("saxpy", "SX_TM=4, SX_WG=128"), *k2 = rt_variant("saxpy", "SX_WG=128,SX_TM=4");
+    kcrt_kernel *k1 = rt_variant("saxpy", "SX_TM=4, SX_WG=128"),
+                *k2 = rt_variant("saxpy", "SX_WG=128,SX_TM=4");
     assert_ptr_equal(k1, k2);
     const char *v, *why;
     kcrt_buffer *x = floats(8), *y = floats(8);
@@ -217,7 +226,8 @@ static void test_kernel_get_variant_parses_any_order(void **state)
     ASSERT_OK(kcrt_kernel_choose(k1, args, 4, &v, &why));
     assert_string_equal("SX_WG=128,SX_TM=4", v);
     ASSERT_CONTAINS(why, "kcrt_kernel_get_variant");
-    ASSERT_OK(kcrt_kernel_choose(rt_variant("saxpy", "SX_WG=32"), args, 4, &v, &why)); /* SX_TM: its default */
+    ASSERT_OK(
+        kcrt_kernel_choose(rt_variant("saxpy", "SX_WG=32"), args, 4, &v, &why)); /* SX_TM: its default */
     assert_string_equal("SX_WG=32,SX_TM=2", v);
     ASSERT_OK(kcrt_kernel_choose(rt_variant("saxpy", ""), args, 4, &v, &why)); /* the default variant */
     assert_string_equal("SX_WG=64,SX_TM=2", v);
@@ -228,9 +238,10 @@ static void test_kernel_get_variant_errors(void **state)
 {
     (void)state;
     kcrt_kernel *k;
-    ASSERT_ERROR(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(rt_bundle, "saxpy", "SX_WG=48", &k),
-                 "bad variant 'SX_WG=48' for kernel 'saxpy': SX_WG=48 is not one of SX_WG's values; its tunables are "
-                 "SX_WG (32,64,128), SX_TM (1,2,4)");
+    ASSERT_ERROR(
+        KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(rt_bundle, "saxpy", "SX_WG=48", &k),
+        "bad variant 'SX_WG=48' for kernel 'saxpy': SX_WG=48 is not one of SX_WG's values; its tunables are "
+        "SX_WG (32,64,128), SX_TM (1,2,4)");
     ASSERT_ERROR(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(rt_bundle, "saxpy", "FOO=1", &k),
                  "kernel 'saxpy' has no tunable 'FOO'");
     ASSERT_ERROR(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(rt_bundle, "saxpy", "SX_WG", &k),
@@ -239,7 +250,8 @@ static void test_kernel_get_variant_errors(void **state)
                  "SX_WG is given twice");
     ASSERT_ERROR(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(rt_bundle, "saxpy", "SX_WG=x", &k),
                  "the value of SX_WG is not an integer");
-    ASSERT_ERROR(KCRT_ERROR_NO_KERNEL, kcrt_kernel_get_variant(rt_bundle, "nope", "", &k), "no kernel 'nope'");
+    ASSERT_ERROR(KCRT_ERROR_NO_KERNEL, kcrt_kernel_get_variant(rt_bundle, "nope", "", &k),
+                 "no kernel 'nope'");
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_kernel_get_variant(rt_bundle, "saxpy", NULL, &k), "NULL");
 }
 
@@ -250,8 +262,9 @@ static void test_kernel_get_variant_not_built(void **state)
     ASSERT_OK(kcrt_bundle_load(rt_ctx, KC_BINARY_DIR "/tests/runtime/rt_default.kcb", &b));
     kcrt_kernel *k;
     ASSERT_ERROR(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(b, "saxpy", "SX_WG=32", &k),
-                 "kernel 'saxpy' has no variant 'SX_WG=32' for vulkan", "(build it with --all-variants); its variants "
-                                                                        "are: SX_WG=64,SX_TM=2");
+                 "kernel 'saxpy' has no variant 'SX_WG=32' for vulkan",
+                 "(build it with --all-variants); its variants "
+                 "are: SX_WG=64,SX_TM=2");
     ASSERT_OK(kcrt_kernel_get_variant(b, "saxpy", "SX_TM=2", &k));
     kcrt_bundle_free(b);
 }
@@ -270,10 +283,14 @@ static void test_buffer_ranges(void **state)
     ASSERT_OK(kcrt_buffer_write(b, 999, data, 4)); /* up to the last byte, unaligned */
     char back[8] = {0};
     ASSERT_OK(kcrt_buffer_read(b, 998, back, 5));
-    assert_memory_equal("\0" "0123", back, 5); /* a new buffer holds zeros */
+    assert_memory_equal("\0"
+                        "0123",
+                        back, 5); /* a new buffer holds zeros */
     ASSERT_OK(kcrt_buffer_write(b, 1, data, 3));
     ASSERT_OK(kcrt_buffer_read(b, 0, back, 6));
-    assert_memory_equal("\0" "012\0\0", back, 6);
+    assert_memory_equal("\0"
+                        "012\0\0",
+                        back, 6);
     kcrt_buffer *none = (kcrt_buffer *)1;
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_create(rt_ctx, 0, &none), "at least one byte");
     assert_null(none);
@@ -416,15 +433,18 @@ static void test_variants_needing_missing_features_are_refused(void **state)
     static const struct {
         const char *kernel, *variant, *message;
     } cases[] = {
-        {"subgroup_ops", "SG_WG=64", "it needs subgroup operations in compute shaders, which the device does not offer"},
+        {"subgroup_ops", "SG_WG=64",
+         "it needs subgroup operations in compute shaders, which the device does not offer"},
         {"half4_sum", "", "it needs 16-bit float arithmetic (shaderFloat16)"},
         {"half_scale", "", "it needs 16-bit storage buffers (storageBuffer16BitAccess)"},
         {"convert", "", "it needs 64-bit integers (shaderInt64)"},
-        {"many_scalars", "", "its 80 bytes of scalar arguments exceed the device's 64 bytes of push constants, and "
-                             "the compiler did not spill them to a buffer"},
+        {"many_scalars", "",
+         "its 80 bytes of scalar arguments exceed the device's 64 bytes of push constants, and "
+         "the compiler did not spill them to a buffer"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-        assert_int_equal(KCRT_ERROR_UNSUPPORTED, kcrt_kernel_get_variant(b, cases[i].kernel, cases[i].variant, &k));
+        assert_int_equal(KCRT_ERROR_UNSUPPORTED,
+                         kcrt_kernel_get_variant(b, cases[i].kernel, cases[i].variant, &k));
         ASSERT_CONTAINS(kcrt_error(c), cases[i].kernel);
         ASSERT_CONTAINS(kcrt_error(c), cases[i].message);
     }
@@ -432,7 +452,8 @@ static void test_variants_needing_missing_features_are_refused(void **state)
     ASSERT_OK(kcrt_kernel_get(b, "subgroup_ops", &k));
     kcrt_buffer *buf;
     assert_int_equal(KCRT_OK, kcrt_buffer_create(c, 4096, &buf));
-    kcrt_arg args[] = {KCRT_I32(64), KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf)};
+    kcrt_arg args[] = {KCRT_I32(64),  KCRT_BUF(buf), KCRT_BUF(buf),
+                       KCRT_BUF(buf), KCRT_BUF(buf), KCRT_BUF(buf)};
     assert_int_equal(KCRT_ERROR_UNSUPPORTED, kcrt_launch(k, args, 6));
     ASSERT_CONTAINS(kcrt_error(c), "kernel 'subgroup_ops' variant 'SG_WG=64' cannot run on '");
     /* the spilled kernel does not need push constants: it runs */
@@ -481,8 +502,9 @@ static void test_devices_describe_themselves(void **state)
         if (strncmp(d->name, "llvmpipe", 8) == 0) { /* lavapipe, as in CI */
             assert_string_equal("cpu", d->type_name);
             assert_string_equal("mesa:llvmpipe", d->family);
-            assert_true(d->unified_memory && d->subgroup_size == 8 && d->subgroups && d->subgroup_arithmetic &&
-                        d->subgroup_shuffle && d->subgroup_ballot && d->int64 && d->storage16);
+            assert_true(d->unified_memory && d->subgroup_size == 8 && d->subgroups &&
+                        d->subgroup_arithmetic && d->subgroup_shuffle && d->subgroup_ballot && d->int64 &&
+                        d->storage16);
             assert_true(d->timestamp_valid_bits > 0 && d->timestamp_period_ns > 0);
         }
     }
@@ -492,7 +514,8 @@ static void test_devices_describe_themselves(void **state)
     assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_devices(NULL, NULL, 0, NULL, err, sizeof(err)));
 }
 
-/* ---- introspection ------------------------------------------------------------------------------------------ */
+/* ---- introspection
+ * ------------------------------------------------------------------------------------------ */
 
 static void test_bundle_introspection(void **state)
 {
@@ -560,16 +583,26 @@ static void test_status_names_and_halves(void **state)
         float f;
         uint16_t h;
         bool exact; /* f is a half */
-    } cases[] = {{0.0f, 0x0000, 1}, {-0.0f, 0x8000, 1}, {1.0f, 0x3c00, 1}, {-2.0f, 0xc000, 1}, {65504.0f, 0x7bff, 1},
-                 {65520.0f, 0x7c00, 0}, {1e9f, 0x7c00, 0}, {5.9604645e-8f, 0x0001, 1}, {6.1035156e-5f, 0x0400, 1},
-                 {1.0009765625f, 0x3c01, 1}, {1.00048828125f, 0x3c00, 0} /* a tie: to even */,
+    } cases[] = {{0.0f, 0x0000, 1},
+                 {-0.0f, 0x8000, 1},
+                 {1.0f, 0x3c00, 1},
+                 {-2.0f, 0xc000, 1},
+                 {65504.0f, 0x7bff, 1},
+                 {65520.0f, 0x7c00, 0},
+                 {1e9f, 0x7c00, 0},
+                 {5.9604645e-8f, 0x0001, 1},
+                 {6.1035156e-5f, 0x0400, 1},
+                 {1.0009765625f, 0x3c01, 1},
+                 {1.00048828125f, 0x3c00, 0} /* a tie: to even */,
                  {1.00146484375f, 0x3c02, 0} /* a tie: to even, upwards */,
                  {2.9802322e-8f, 0x0000, 0} /* a tie below the smallest subnormal: to even (zero) */};
     for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
         if (kcrt_f32_to_f16(cases[i].f) != cases[i].h)
-            fail_msg("f32_to_f16(%g) = 0x%04x, expected 0x%04x", cases[i].f, kcrt_f32_to_f16(cases[i].f), cases[i].h);
+            fail_msg("f32_to_f16(%g) = 0x%04x, expected 0x%04x", cases[i].f, kcrt_f32_to_f16(cases[i].f),
+                     cases[i].h);
         if (cases[i].exact && kcrt_f16_to_f32(cases[i].h) != cases[i].f)
-            fail_msg("f16_to_f32(0x%04x) = %g, expected %g", cases[i].h, kcrt_f16_to_f32(cases[i].h), cases[i].f);
+            fail_msg("f16_to_f32(0x%04x) = %g, expected %g", cases[i].h, kcrt_f16_to_f32(cases[i].h),
+                     cases[i].f);
     }
     assert_true(isnan(kcrt_f16_to_f32(kcrt_f32_to_f16(NAN))));
     for (uint32_t h = 0; h < 0x7c00; h++) /* every finite half survives the round trip */
@@ -577,7 +610,8 @@ static void test_status_names_and_halves(void **state)
             fail_msg("0x%04x does not survive a round trip", h);
 }
 
-/* ---- the validation layer's counting ------------------------------------------------------------------------- */
+/* ---- the validation layer's counting
+ * ------------------------------------------------------------------------- */
 
 static void test_validation_layer_messages_are_counted(void **state)
 {

@@ -52,7 +52,8 @@ static void test_thousand_launches_one_submission(void **state)
     float *got = rt_read(by);
     for (int i = 0; i < N; i++)
         if (got[i] != y[i] + (LAUNCHES + 1) * x[i])
-            fail_msg("y[%d] = %g after %d launches, expected %g", i, got[i], LAUNCHES + 1, y[i] + (LAUNCHES + 1) * x[i]);
+            fail_msg("y[%d] = %g after %d launches, expected %g", i, got[i], LAUNCHES + 1,
+                     y[i] + (LAUNCHES + 1) * x[i]);
     free(got);
     kcrt_buffer_free(bx), kcrt_buffer_free(by);
 }
@@ -204,7 +205,8 @@ static void test_free_waits_for_pending_launches(void **state)
     kcrt_buffer *bx = eighths(64, 11, x), *by = eighths(64, 12, x);
     kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
     ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
-    kcrt_buffer_free(by); /* pending: the runtime submits and waits first (the validation layer would see it) */
+    kcrt_buffer_free(
+        by); /* pending: the runtime submits and waits first (the validation layer would see it) */
     assert_int_equal(0, kcrt_pending_launches(rt_ctx));
     kcrt_buffer_free(bx);
 }

@@ -92,14 +92,18 @@ static void test_sqlite_files_of_other_applications(void **state)
     sqlite3 *db;
     const char *other = tmp_path("other.db");
     assert_int_equal(SQLITE_OK, sqlite3_open(other, &db));
-    assert_int_equal(SQLITE_OK, sqlite3_exec(db, "CREATE TABLE notes(t TEXT); INSERT INTO notes VALUES('hi');",
-                                             NULL, NULL, NULL));
+    assert_int_equal(
+        SQLITE_OK,
+        sqlite3_exec(db, "CREATE TABLE notes(t TEXT); INSERT INTO notes VALUES('hi');", NULL, NULL, NULL));
     sqlite3_close(db);
-    refused(other, KCRT_ERROR_BAD_BUNDLE, "is not a kc bundle: its application_id is 0x00000000, not 0x6b636231");
+    refused(other, KCRT_ERROR_BAD_BUNDLE,
+            "is not a kc bundle: its application_id is 0x00000000, not 0x6b636231");
     const char *bare = tmp_path("bare.kcb");
     assert_int_equal(SQLITE_OK, sqlite3_open(bare, &db));
-    assert_int_equal(SQLITE_OK, sqlite3_exec(db, "PRAGMA application_id = 1801675313; PRAGMA user_version = 1;"
-                                                 "CREATE TABLE x(a);", NULL, NULL, NULL));
+    assert_int_equal(SQLITE_OK, sqlite3_exec(db,
+                                             "PRAGMA application_id = 1801675313; PRAGMA user_version = 1;"
+                                             "CREATE TABLE x(a);",
+                                             NULL, NULL, NULL));
     sqlite3_close(db);
     refused(bare, KCRT_ERROR_BAD_BUNDLE, "table meta, row 0: cannot read it: no such table: meta");
 }
@@ -109,7 +113,8 @@ static void test_newer_format_is_refused(void **state)
     (void)state;
     refused(edited("newer.kcb", "PRAGMA user_version = 2"), KCRT_ERROR_BAD_BUNDLE,
             "has bundle format 2, newer than this libkcrt reads (1): update kc, or rebuild the bundle");
-    refused(edited("zero.kcb", "PRAGMA user_version = 0"), KCRT_ERROR_BAD_BUNDLE, "has no bundle format version");
+    refused(edited("zero.kcb", "PRAGMA user_version = 0"), KCRT_ERROR_BAD_BUNDLE,
+            "has no bundle format version");
 }
 
 /* ---- rows that break one rule each --------------------------------------------------------------- */
@@ -121,33 +126,44 @@ static void test_damaged_rows(void **state)
         const char *sql, *message;
     } cases[] = {
         {"UPDATE params SET type = 'float3' WHERE name = 'x'", "parameter 'x' has unknown type 'float3'"},
-        {"UPDATE params SET kind = 'image' WHERE name = 'y'", "parameter kind 'image' is neither buffer nor scalar"},
+        {"UPDATE params SET kind = 'image' WHERE name = 'y'",
+         "parameter kind 'image' is neither buffer nor scalar"},
         {"UPDATE params SET type = 'float4' WHERE kind = 'scalar' AND name = 'a'",
          "scalar parameter 'a' has type 'float4', which a scalar cannot have"},
-        {"UPDATE params SET idx = 7 WHERE name = 'a' AND kernel_id = (SELECT id FROM kernels WHERE name = 'saxpy')",
+        {"UPDATE params SET idx = 7 WHERE name = 'a' AND kernel_id = (SELECT id FROM kernels WHERE name = "
+         "'saxpy')",
          "table params, row 2: parameter index 2 where 1 was expected"},
-        {"UPDATE params SET extent = 'n +' WHERE name = 'x'", "extent 'n +' is malformed expression: missing operand"},
-        {"UPDATE params SET extent = 'n q *' WHERE name = 'x'", "names something that is not an integer parameter or "
-                                                                 "tunable: 'q' has no value"},
-        {"UPDATE params SET extent = 'n a *' WHERE name = 'x'", "'a' has no value"}, /* a float is no extent */
+        {"UPDATE params SET extent = 'n +' WHERE name = 'x'",
+         "extent 'n +' is malformed expression: missing operand"},
+        {"UPDATE params SET extent = 'n q *' WHERE name = 'x'",
+         "names something that is not an integer parameter or "
+         "tunable: 'q' has no value"},
+        {"UPDATE params SET extent = 'n a *' WHERE name = 'x'",
+         "'a' has no value"}, /* a float is no extent */
         {"UPDATE params SET readonly = 'yes'", "column 'readonly' is not an integer"},
-        {"UPDATE kernels SET grid = 'n 64 cdiv;1' WHERE name = 'saxpy'", "grid 'n 64 cdiv;1' does not have 3 parts"},
+        {"UPDATE kernels SET grid = 'n 64 cdiv;1' WHERE name = 'saxpy'",
+         "grid 'n 64 cdiv;1' does not have 3 parts"},
         {"UPDATE kernels SET grid = 'n 64 cdiv;1;WG' WHERE name = 'saxpy'", "grid 'WG' names something"},
-        {"UPDATE kernels SET wg = 'n;1;1' WHERE name = 'saxpy'", "workgroup size 'n' names something that is not a "
-                                                                 "tunable"},
-        {"UPDATE kernels SET name = 'two words' WHERE name = 'saxpy'", "kernel name 'two words' is not a name"},
+        {"UPDATE kernels SET wg = 'n;1;1' WHERE name = 'saxpy'",
+         "workgroup size 'n' names something that is not a "
+         "tunable"},
+        {"UPDATE kernels SET name = 'two words' WHERE name = 'saxpy'",
+         "kernel name 'two words' is not a name"},
         {"UPDATE kernels SET tolerance = 'small'", "column 'tolerance' is not a number"},
         {"UPDATE kernels SET init = 'x=gaussian' WHERE name = 'saxpy'",
          "init of 'x' is 'gaussian' (expected uniform, normal, positive, ones or index)"},
-        {"UPDATE kernels SET init = 'n=ones' WHERE name = 'saxpy'", "init names 'n', which is not a buffer parameter"},
+        {"UPDATE kernels SET init = 'n=ones' WHERE name = 'saxpy'",
+         "init names 'n', which is not a buffer parameter"},
         {"UPDATE kernels SET default_variant = 'SX_QQ=1' WHERE name = 'saxpy'",
          "default variant 'SX_QQ=1' of 'saxpy': kernel 'saxpy' has no tunable 'SX_QQ'"},
-        {"UPDATE tunables SET vals = '32,64' WHERE name = 'SX_TM'", "tunable 'SX_TM' has default 2, not among its "
-                                                                    "values '32,64'"},
+        {"UPDATE tunables SET vals = '32,64' WHERE name = 'SX_TM'",
+         "tunable 'SX_TM' has default 2, not among its "
+         "values '32,64'"},
         {"UPDATE tunables SET vals = '1,x,2' WHERE name = 'SX_TM'", "tunable 'SX_TM' has bad values '1,x,2'"},
         {"UPDATE constraints SET expr = '* *'", "constraint '* *' is malformed"},
         {"UPDATE shapes SET shape = 'n:1000'", "shape 'n:1000': 'n:1000' is not NAME=VALUE"},
-        {"UPDATE variants SET binary = x'000102030405060708090a0b0c0d0e0f10111213' WHERE tunables = 'SX_WG=32,SX_TM=1'",
+        {"UPDATE variants SET binary = x'000102030405060708090a0b0c0d0e0f10111213' WHERE tunables = "
+         "'SX_WG=32,SX_TM=1'",
          "variant 'SX_WG=32,SX_TM=1' of 'saxpy': its binary is not SPIR-V (magic 0x03020100)"},
         {"UPDATE variants SET binary = substr(binary, 1, 37) WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "its SPIR-V is 37 bytes, not a whole number of words"},
@@ -155,21 +171,26 @@ static void test_damaged_rows(void **state)
          "its SPIR-V is damaged: an instruction at word"},
         {"UPDATE variants SET binary = x'03022307' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "its SPIR-V is 4 bytes, shorter than a module header"},
-        {"UPDATE variants SET binary = 'text' WHERE tunables = 'SX_WG=32,SX_TM=1'", "column 'binary' is not a blob"},
-        {"UPDATE variants SET args = '@0;@1' WHERE tunables = 'SX_WG=32,SX_TM=1'", "args '@0;@1' does not have 4 "
-                                                                                   "parts"},
+        {"UPDATE variants SET binary = 'text' WHERE tunables = 'SX_WG=32,SX_TM=1'",
+         "column 'binary' is not a blob"},
+        {"UPDATE variants SET args = '@0;@1' WHERE tunables = 'SX_WG=32,SX_TM=1'",
+         "args '@0;@1' does not have 4 "
+         "parts"},
         {"UPDATE variants SET args = '0:4;4:4;@0;@0' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "args: binding 0 of 'y' is repeated"},
         {"UPDATE variants SET args = '0:4;200:4;@0;@1' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "args: '200:4' for parameter 'a' is not @BINDING or OFFSET:SIZE within 8 bytes"},
         {"UPDATE variants SET args = '@0;4:4;@1;@2' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "args: scalar parameter 'n' is given a binding"},
-        {"UPDATE variants SET wg_x = 0 WHERE tunables = 'SX_WG=32,SX_TM=1'", "column 'wg_x' is 0, outside 1..65536"},
+        {"UPDATE variants SET wg_x = 0 WHERE tunables = 'SX_WG=32,SX_TM=1'",
+         "column 'wg_x' is 0, outside 1..65536"},
         {"UPDATE variants SET tunables = 'SX_WG=32,BOGUS=1' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "variant 'SX_WG=32,BOGUS=1': kernel 'saxpy' has no tunable 'BOGUS'"},
-        {"INSERT INTO tuned VALUES('k', 'f', 'vulkan', 999, 'n=1', 'SX_WG=32', 1.0)", "kernel id 999 does not exist"},
-        {"INSERT INTO tuned VALUES('k', 'f', 'vulkan', 1, 'n=1', 'SX_WG=32', 'fast')", "column 'time_ns' is not a "
-                                                                                        "number"},
+        {"INSERT INTO tuned VALUES('k', 'f', 'vulkan', 999, 'n=1', 'SX_WG=32', 1.0)",
+         "kernel id 999 does not exist"},
+        {"INSERT INTO tuned VALUES('k', 'f', 'vulkan', 1, 'n=1', 'SX_WG=32', 'fast')",
+         "column 'time_ns' is not a "
+         "number"},
         {"DROP TABLE tuned", "table tuned, row 0: cannot read it: no such table: tuned"},
         {"DELETE FROM kernels", "holds no kernels"},
         {"INSERT INTO meta VALUES('x', x'00')", "column 'value' is not text"},
@@ -181,8 +202,8 @@ static void test_damaged_rows(void **state)
         kcrt_bundle *b = NULL;
         kcrt_status s = kcrt_bundle_load(rt_ctx, path, &b);
         if (s != KCRT_ERROR_BAD_BUNDLE || !strstr(kcrt_error(rt_ctx), cases[i].message))
-            fail_msg("after %s:\n  expected BAD_BUNDLE with \"%s\"\n  got %s: %s", cases[i].sql, cases[i].message,
-                     kcrt_status_name(s), kcrt_error(rt_ctx));
+            fail_msg("after %s:\n  expected BAD_BUNDLE with \"%s\"\n  got %s: %s", cases[i].sql,
+                     cases[i].message, kcrt_status_name(s), kcrt_error(rt_ctx));
         ASSERT_CONTAINS(kcrt_error(rt_ctx), path);
         unlink(path);
     }
@@ -192,12 +213,14 @@ static void test_damaged_rows(void **state)
 static void test_variants_the_device_cannot_run(void **state)
 {
     (void)state;
-    const char *path = edited("limits.kcb",
-                              "UPDATE variants SET wg_x = 4096 WHERE tunables = 'SX_WG=32,SX_TM=1';"
-                              "UPDATE variants SET shared_bytes = 1048576 WHERE tunables = 'SX_WG=32,SX_TM=2';"
-                              "UPDATE variants SET features = 'subgroups,tensor_cores' WHERE tunables = 'SX_WG=32,SX_TM=4';"
-                              "UPDATE variants SET spilled = 0 WHERE kernel_id = (SELECT id FROM kernels WHERE name = 'spill');"
-                              "UPDATE variants SET target = 'gfx1100' WHERE kernel_id = (SELECT id FROM kernels WHERE name = 'matmul');");
+    const char *path = edited(
+        "limits.kcb",
+        "UPDATE variants SET wg_x = 4096 WHERE tunables = 'SX_WG=32,SX_TM=1';"
+        "UPDATE variants SET shared_bytes = 1048576 WHERE tunables = 'SX_WG=32,SX_TM=2';"
+        "UPDATE variants SET features = 'subgroups,tensor_cores' WHERE tunables = 'SX_WG=32,SX_TM=4';"
+        "UPDATE variants SET spilled = 0 WHERE kernel_id = (SELECT id FROM kernels WHERE name = 'spill');"
+        "UPDATE variants SET target = 'gfx1100' WHERE kernel_id = (SELECT id FROM kernels WHERE name = "
+        "'matmul');");
     kcrt_bundle *b;
     kcrt_kernel *k;
     ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
@@ -207,15 +230,17 @@ static void test_variants_the_device_cannot_run(void **state)
     ASSERT_STATUS(KCRT_ERROR_UNSUPPORTED, kcrt_kernel_get_variant(b, "saxpy", "SX_WG=32,SX_TM=2", &k));
     ASSERT_CONTAINS(kcrt_error(rt_ctx), "it uses 1048576 bytes of shared memory, more than the device's");
     ASSERT_STATUS(KCRT_ERROR_UNSUPPORTED, kcrt_kernel_get_variant(b, "saxpy", "SX_WG=32,SX_TM=4", &k));
-    ASSERT_CONTAINS(kcrt_error(rt_ctx), "it needs 'tensor_cores', a feature this libkcrt does not know (update kc)");
+    ASSERT_CONTAINS(kcrt_error(rt_ctx),
+                    "it needs 'tensor_cores', a feature this libkcrt does not know (update kc)");
     if (kcrt_device_info_get(rt_ctx)->max_push_bytes < 160) {
         ASSERT_STATUS(KCRT_ERROR_UNSUPPORTED, kcrt_kernel_get_variant(b, "spill", "", &k));
         ASSERT_CONTAINS(kcrt_error(rt_ctx), "its 160 bytes of scalar arguments exceed the device's");
         ASSERT_CONTAINS(kcrt_error(rt_ctx), "and the compiler did not spill them to a buffer");
     }
     ASSERT_STATUS(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get(b, "matmul", &k));
-    ASSERT_CONTAINS(kcrt_error(rt_ctx), "kernel 'matmul' has no default variant (TILE=8) for the vulkan backend: the "
-                                        "bundle has gfx1100 (build it with -t spirv for Vulkan)");
+    ASSERT_CONTAINS(kcrt_error(rt_ctx),
+                    "kernel 'matmul' has no default variant (TILE=8) for the vulkan backend: the "
+                    "bundle has gfx1100 (build it with -t spirv for Vulkan)");
     ASSERT_OK(kcrt_kernel_get_variant(b, "saxpy", "SX_WG=64,SX_TM=2", &k)); /* the others are fine */
     kcrt_bundle_free(b);
 }
@@ -294,16 +319,17 @@ static kcrt_bundle *with_tuned(const char *kernel, const char *const *rows, int 
         double t;
         assert_int_equal(4, sscanf(rows[i], "%15[^|]|%127[^|]|%127[^|]|%lf", who, shape, variant, &t));
         bool me = strcmp(who, "me") == 0, kin = strncmp(who, "kin", 3) == 0;
-        const char *other = strcmp(who, "kin") == 0      ? "vulkan:10005:0001:a sibling:1.0"
-                            : strcmp(who, "kin2") == 0   ? "vulkan:10005:0002:another sibling:1.0"
+        const char *other = strcmp(who, "kin") == 0       ? "vulkan:10005:0001:a sibling:1.0"
+                            : strcmp(who, "kin2") == 0    ? "vulkan:10005:0002:another sibling:1.0"
                             : strcmp(who, "kin-hip") == 0 ? "hip:10005:0001:a sibling:1.0"
                                                           : "vulkan:1002:744c:AMD Radeon RX 7900 XTX:2.0.279";
         char *key = sqlite3_mprintf("%q", me ? d->key : other);
         char *fam = sqlite3_mprintf("%q", me || kin ? d->family : "amd:navi3x");
-        at += (size_t)snprintf(sql + at, 65536 - at,
-                               "INSERT INTO tuned VALUES('%s', '%s', '%s', (SELECT id FROM kernels WHERE name = '%s'), "
-                               "'%s', '%s', %g);",
-                               key, fam, strcmp(who, "kin-hip") == 0 ? "hip" : "vulkan", kernel, shape, variant, t);
+        at += (size_t)snprintf(
+            sql + at, 65536 - at,
+            "INSERT INTO tuned VALUES('%s', '%s', '%s', (SELECT id FROM kernels WHERE name = '%s'), "
+            "'%s', '%s', %g);",
+            key, fam, strcmp(who, "kin-hip") == 0 ? "hip" : "vulkan", kernel, shape, variant, t);
         sqlite3_free(key);
         sqlite3_free(fam);
     }
@@ -349,7 +375,8 @@ static void test_tuned_exact_shape_for_this_device(void **state)
     assert_string_equal("SX_WG=32,SX_TM=4", choice(b, 1000, &why)); /* this device's row beats the family's */
     ASSERT_CONTAINS(why, "tuned for this device at exactly this shape (500 ns)");
     assert_string_equal("SX_WG=128,SX_TM=4", choice(b, 100000, &why));
-    assert_string_equal("SX_WG=32,SX_TM=4", choice(b, 1000, &why)); /* the remembered choice follows the shape */
+    assert_string_equal("SX_WG=32,SX_TM=4",
+                        choice(b, 1000, &why)); /* the remembered choice follows the shape */
     /* and a launch runs the chosen variant */
     kcrt_kernel *k;
     ASSERT_OK(kcrt_kernel_get(b, "saxpy", &k));
@@ -377,7 +404,7 @@ static void test_tuned_nearest_shape_in_log_space(void **state)
     kcrt_bundle *b = with_tuned("saxpy", rows, 3);
     assert_string_equal("SX_WG=32,SX_TM=1", choice(b, 2000, &why)); /* log2 distance 1 vs 2.3 */
     ASSERT_CONTAINS(why, "tuned for this device at the nearest shape n=1000 (log2 distance 0.999");
-    assert_string_equal("SX_WG=64,SX_TM=4", choice(b, 4000, &why)); /* 1.3 from 10000, 2 from 1000 */
+    assert_string_equal("SX_WG=64,SX_TM=4", choice(b, 4000, &why));   /* 1.3 from 10000, 2 from 1000 */
     assert_string_equal("SX_WG=128,SX_TM=4", choice(b, 50000, &why)); /* linear distance would say 10000 */
     assert_string_equal("SX_WG=128,SX_TM=4", choice(b, 100000000, &why));
     assert_string_equal("SX_WG=32,SX_TM=1", choice(b, 1, &why));
@@ -432,25 +459,26 @@ static void test_tuned_device_family_fallback(void **state)
 static void test_tuned_rows_that_cannot_apply(void **state)
 {
     (void)state;
-    const char *rows[] = {"me|m=1000|SX_WG=32,SX_TM=4|1",         /* not saxpy's scalars */
-                          "me|n=1000|SX_WG=512,SX_TM=4|1",        /* no such variant */
-                          "me|n=2000|SX_WG=128,SX_TM=2|10"};      /* fine, but not exact */
+    const char *rows[] = {"me|m=1000|SX_WG=32,SX_TM=4|1",    /* not saxpy's scalars */
+                          "me|n=1000|SX_WG=512,SX_TM=4|1",   /* no such variant */
+                          "me|n=2000|SX_WG=128,SX_TM=2|10"}; /* fine, but not exact */
     const char *why;
     kcrt_bundle *b = with_tuned("saxpy", rows, 3);
     assert_string_equal("SX_WG=128,SX_TM=2", choice(b, 1000, &why));
     ASSERT_CONTAINS(why, "nearest shape n=2000");
     kcrt_bundle_free(b);
     /* a tuned variant this device cannot run is passed over */
-    const char *path = edited("tuned_unusable.kcb",
-                              "UPDATE variants SET features = 'tensor_cores' WHERE tunables = 'SX_WG=32,SX_TM=4';"
-                              "INSERT INTO tuned SELECT 'x', 'y', 'vulkan', id, 'n=1000', 'SX_WG=32,SX_TM=4', 1 "
-                              "FROM kernels WHERE name = 'saxpy';"
-                              "INSERT INTO tuned SELECT 'x', 'y', 'vulkan', id, 'n=3000', 'SX_WG=32,SX_TM=2', 1 "
-                              "FROM kernels WHERE name = 'saxpy';");
+    const char *path =
+        edited("tuned_unusable.kcb",
+               "UPDATE variants SET features = 'tensor_cores' WHERE tunables = 'SX_WG=32,SX_TM=4';"
+               "INSERT INTO tuned SELECT 'x', 'y', 'vulkan', id, 'n=1000', 'SX_WG=32,SX_TM=4', 1 "
+               "FROM kernels WHERE name = 'saxpy';"
+               "INSERT INTO tuned SELECT 'x', 'y', 'vulkan', id, 'n=3000', 'SX_WG=32,SX_TM=2', 1 "
+               "FROM kernels WHERE name = 'saxpy';");
     sqlite3 *db; /* the rows as this device's: its key is only known here */
     assert_int_equal(SQLITE_OK, sqlite3_open(path, &db));
-    char *sql = sqlite3_mprintf("UPDATE tuned SET device_key = %Q, device_family = %Q", kcrt_device_info_get(rt_ctx)->key,
-                                kcrt_device_info_get(rt_ctx)->family);
+    char *sql = sqlite3_mprintf("UPDATE tuned SET device_key = %Q, device_family = %Q",
+                                kcrt_device_info_get(rt_ctx)->key, kcrt_device_info_get(rt_ctx)->family);
     assert_int_equal(SQLITE_OK, sqlite3_exec(db, sql, NULL, NULL, NULL));
     sqlite3_free(sql);
     sqlite3_close(db);

@@ -24,7 +24,8 @@ static void run_saxpy(kcrt_kernel *k, int n, uint64_t seed)
     float a = rt_uniform(&r, 0.5f, 3);
     for (int i = 0; i < n; i++)
         want[i] = (double)(a * x[i] + y[i]);
-    kcrt_buffer *bx = rt_buf_from(x, sizeof(float) * (size_t)n), *by = rt_buf_from(y, sizeof(float) * (size_t)n);
+    kcrt_buffer *bx = rt_buf_from(x, sizeof(float) * (size_t)n),
+                *by = rt_buf_from(y, sizeof(float) * (size_t)n);
     kcrt_arg args[] = {KCRT_I32(n), KCRT_F32(a), KCRT_BUF(bx), KCRT_BUF(by)};
     ASSERT_OK(kcrt_launch(k, args, 4));
     ASSERT_OK(kcrt_finish(rt_ctx));
@@ -280,8 +281,9 @@ static void test_half4_buffers(void **state)
     for (int i = 0; i < 4 * n; i++)
         x[i] = kcrt_f32_to_f16(rt_uniform(&r, -8, 8));
     for (int i = 0; i < n; i++)
-        want[i] = ((kcrt_f16_to_f32(x[4 * i]) + kcrt_f16_to_f32(x[4 * i + 1])) + kcrt_f16_to_f32(x[4 * i + 2])) +
-                  kcrt_f16_to_f32(x[4 * i + 3]);
+        want[i] =
+            ((kcrt_f16_to_f32(x[4 * i]) + kcrt_f16_to_f32(x[4 * i + 1])) + kcrt_f16_to_f32(x[4 * i + 2])) +
+            kcrt_f16_to_f32(x[4 * i + 3]);
     kcrt_buffer *bx = rt_buf_from(x, 8 * (size_t)n), *bo = rt_buf(4 * (size_t)n);
     rt_poison(bo, RT_NAN);
     kcrt_arg args[] = {KCRT_I32(n), KCRT_BUF(bx), KCRT_BUF(bo)};
@@ -338,7 +340,8 @@ static void test_bool_buffers_and_scalar(void **state)
         for (int i = 0; i < n; i++) {
             int want = (x[i] > 0) != invert;
             if (p[i] != (uint32_t)want || c[i] != want)
-                fail_msg("invert=%d: pos[%d] = %u, count[%d] = %d, expected %d", invert, i, p[i], i, c[i], want);
+                fail_msg("invert=%d: pos[%d] = %u, count[%d] = %d, expected %d", invert, i, p[i], i, c[i],
+                         want);
         }
         free(p), free(c);
     }
@@ -391,7 +394,8 @@ static void test_atomics_every_variant(void **state)
         free(gh), free(gm), free(gf), free(gu);
     }
     free(x);
-    kcrt_buffer_free(bx), kcrt_buffer_free(bh), kcrt_buffer_free(bf), kcrt_buffer_free(bu), kcrt_buffer_free(bm);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bh), kcrt_buffer_free(bf), kcrt_buffer_free(bu),
+        kcrt_buffer_free(bm);
 }
 
 static void test_float_atomics_in_shared_memory(void **state)
@@ -421,10 +425,12 @@ static void test_float_atomics_in_shared_memory(void **state)
     kcrt_buffer_free(bx), kcrt_buffer_free(bt);
 }
 
-/* ---- subgroups ------------------------------------------------------------------------------------------ */
+/* ---- subgroups ------------------------------------------------------------------------------------------
+ */
 
 /* Checks one subgroup (the lanes in idx) of subgroup_ops' output. */
-static void check_subgroup(const int *x, const float *f, const int *out, const float *fout, const int *idx, int cnt)
+static void check_subgroup(const int *x, const float *f, const int *out, const float *fout, const int *idx,
+                           int cnt)
 {
     int sum = 0, lo = x[idx[0]], hi = x[idx[0]];
     double fs = 0;
@@ -459,7 +465,8 @@ static void test_subgroups_every_variant(void **state)
     kcrt_buffer *bo = rt_buf(24 * (size_t)n), *bfo = rt_buf(4 * (size_t)n), *bi = rt_buf(16);
     for (int vi = 0; vi < nv; vi++) {
         rt_poison(bo, RT_BEEF), rt_poison(bfo, RT_NAN), rt_poison(bi, RT_BEEF);
-        kcrt_arg args[] = {KCRT_I32(n), KCRT_BUF(bx), KCRT_BUF(bf), KCRT_BUF(bo), KCRT_BUF(bfo), KCRT_BUF(bi)};
+        kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bx),  KCRT_BUF(bf),
+                           KCRT_BUF(bo), KCRT_BUF(bfo), KCRT_BUF(bi)};
         ASSERT_OK(kcrt_launch(rt_variant("subgroup_ops", v[vi]), args, 6));
         int *out = rt_read(bo), *info = rt_read(bi);
         float *fout = rt_read(bfo);
@@ -480,10 +487,12 @@ static void test_subgroups_every_variant(void **state)
         free(out), free(info), free(fout);
     }
     free(x), free(f);
-    kcrt_buffer_free(bx), kcrt_buffer_free(bf), kcrt_buffer_free(bo), kcrt_buffer_free(bfo), kcrt_buffer_free(bi);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bf), kcrt_buffer_free(bo), kcrt_buffer_free(bfo),
+        kcrt_buffer_free(bi);
 }
 
-/* ---- kc_fast_* ------------------------------------------------------------------------------------------- */
+/* ---- kc_fast_* -------------------------------------------------------------------------------------------
+ */
 
 static void test_fast_math(void **state)
 {
@@ -503,24 +512,26 @@ static void test_fast_math(void **state)
     static const struct {
         const char *name;
         double rtol, atol;
-    } tol[12] = {{"sin", 0, 1e-3},   {"cos", 0, 1e-3},    {"exp", 1e-4, 1e-6},   {"exp2", 1e-4, 1e-6},
+    } tol[12] = {{"sin", 0, 1e-3},    {"cos", 0, 1e-3},     {"exp", 1e-4, 1e-6},  {"exp2", 1e-4, 1e-6},
                  {"log", 1e-4, 1e-4}, {"log2", 1e-4, 1e-4}, {"sqrt", 1e-5, 1e-6}, {"rsqrt", 1e-5, 1e-6},
                  {"pow", 1e-3, 1e-4}, {"tanh", 1e-3, 1e-3}, {"div", 1e-5, 1e-7},  {"tan", 2e-3, 2e-3}};
     for (int i = 0; i < n; i++) {
         double v = x[i], q = p[i];
-        double want[12] = {sin(v), cos(v), exp(v), exp2(v), log(q), log2(q), sqrt(q), 1 / sqrt(q), pow(q, v),
-                           tanh(v), v / q, tan((double)(x[i] * 0.4f))};
+        double want[12] = {sin(v),  cos(v),      exp(v),    exp2(v), log(q), log2(q),
+                           sqrt(q), 1 / sqrt(q), pow(q, v), tanh(v), v / q,  tan((double)(x[i] * 0.4f))};
         for (int j = 0; j < 12; j++) {
             double d = fabs(o[12 * i + j] - want[j]);
             if (!(d <= tol[j].atol + tol[j].rtol * fabs(want[j])))
-                fail_msg("kc_fast_%sf at x=%g p=%g: %.9g, expected %.9g", tol[j].name, v, q, o[12 * i + j], want[j]);
+                fail_msg("kc_fast_%sf at x=%g p=%g: %.9g, expected %.9g", tol[j].name, v, q, o[12 * i + j],
+                         want[j]);
         }
     }
     free(o), free(x), free(p);
     kcrt_buffer_free(bx), kcrt_buffer_free(bp), kcrt_buffer_free(bo);
 }
 
-/* ---- conversions ------------------------------------------------------------------------------------------ */
+/* ---- conversions ------------------------------------------------------------------------------------------
+ */
 
 static void test_conversions(void **state)
 {
@@ -535,17 +546,20 @@ static void test_conversions(void **state)
     for (int i = 0; i < n; i++)
         u[i] = (uint32_t)rt_next(&r);
     f[0] = -2.5f, f[1] = 2.5f, f[2] = -0.75f, f[3] = 999.999f;
-    kcrt_buffer *bf = rt_buf_from(f, 4 * (size_t)n), *bk = rt_buf_from(k, 4 * (size_t)n), *bu = rt_buf_from(u, 4 * (size_t)n);
+    kcrt_buffer *bf = rt_buf_from(f, 4 * (size_t)n), *bk = rt_buf_from(k, 4 * (size_t)n),
+                *bu = rt_buf_from(u, 4 * (size_t)n);
     kcrt_buffer *oi = rt_buf(16 * (size_t)n), *ou = rt_buf(12 * (size_t)n), *of = rt_buf(16 * (size_t)n);
     kcrt_buffer *oh = rt_buf(2 * (size_t)n);
     rt_poison(oi, RT_BEEF), rt_poison(ou, RT_BEEF), rt_poison(of, RT_NAN), rt_poison(oh, RT_BEEF);
-    kcrt_arg args[] = {KCRT_I32(n), KCRT_BUF(bf), KCRT_BUF(bk), KCRT_BUF(bu), KCRT_BUF(oi), KCRT_BUF(ou), KCRT_BUF(of), KCRT_BUF(oh)};
+    kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bf), KCRT_BUF(bk), KCRT_BUF(bu),
+                       KCRT_BUF(oi), KCRT_BUF(ou), KCRT_BUF(of), KCRT_BUF(oh)};
     ASSERT_OK(kcrt_launch(rt_kernel("convert"), args, 8));
     int *gi = rt_read(oi);
     uint32_t *gu = rt_read(ou), *gf = rt_read(of);
     uint16_t *gh = rt_read(oh);
     for (int i = 0; i < n; i++) {
-        float x = f[i], a = x < 0 ? -x : x, fu, fk = (float)k[i], fuu = (float)u[i], fh = kcrt_f16_to_f32(kcrt_f32_to_f16(x));
+        float x = f[i], a = x < 0 ? -x : x, fu, fk = (float)k[i], fuu = (float)u[i],
+              fh = kcrt_f16_to_f32(kcrt_f32_to_f16(x));
         uint32_t xb, masked = u[i] & 0x7f7fffffu;
         memcpy(&xb, &x, 4);
         memcpy(&fu, &masked, 4);
@@ -555,19 +569,22 @@ static void test_conversions(void **state)
         float wf[4] = {fk, fuu, fu, fh};
         rt_check_i32("oi", &gi[4 * i], wi, 4);
         if (memcmp(&gu[3 * i], wu, 12) != 0)
-            fail_msg("ou[%d]: %u %u %u, expected %u %u %u", i, gu[3 * i], gu[3 * i + 1], gu[3 * i + 2], wu[0], wu[1], wu[2]);
+            fail_msg("ou[%d]: %u %u %u, expected %u %u %u", i, gu[3 * i], gu[3 * i + 1], gu[3 * i + 2], wu[0],
+                     wu[1], wu[2]);
         if (memcmp(&gf[4 * i], wf, 16) != 0)
-            fail_msg("of[%d] differs: %g %g %g %g, expected %g %g %g %g", i, ((float *)gf)[4 * i], ((float *)gf)[4 * i + 1],
-                     ((float *)gf)[4 * i + 2], ((float *)gf)[4 * i + 3], wf[0], wf[1], wf[2], wf[3]);
+            fail_msg("of[%d] differs: %g %g %g %g, expected %g %g %g %g", i, ((float *)gf)[4 * i],
+                     ((float *)gf)[4 * i + 1], ((float *)gf)[4 * i + 2], ((float *)gf)[4 * i + 3], wf[0],
+                     wf[1], wf[2], wf[3]);
         if (gh[i] != kcrt_f32_to_f16(x * 0.01f))
             fail_msg("oh[%d] = 0x%04x, expected 0x%04x", i, gh[i], kcrt_f32_to_f16(x * 0.01f));
     }
     free(f), free(k), free(u), free(gi), free(gu), free(gf), free(gh);
-    kcrt_buffer_free(bf), kcrt_buffer_free(bk), kcrt_buffer_free(bu), kcrt_buffer_free(oi), kcrt_buffer_free(ou),
-        kcrt_buffer_free(of), kcrt_buffer_free(oh);
+    kcrt_buffer_free(bf), kcrt_buffer_free(bk), kcrt_buffer_free(bu), kcrt_buffer_free(oi),
+        kcrt_buffer_free(ou), kcrt_buffer_free(of), kcrt_buffer_free(oh);
 }
 
-/* ---- multi-dimensional buffers, aliasing, spilled scalars, built-ins ----------------------------------------- */
+/* ---- multi-dimensional buffers, aliasing, spilled scalars, built-ins
+ * ----------------------------------------- */
 
 static void test_multidimensional_buffers(void **state)
 {
@@ -576,7 +593,8 @@ static void test_multidimensional_buffers(void **state)
     rt_rng r = {26};
     float *in = malloc(4 * (size_t)n);
     rt_fill_f32(in, (size_t)n, &r, -5, 5);
-    kcrt_buffer *bi = rt_buf_from(in, 4 * (size_t)n), *bo = rt_buf(4 * (size_t)n), *bp = rt_buf(4 * (size_t)(h * w));
+    kcrt_buffer *bi = rt_buf_from(in, 4 * (size_t)n), *bo = rt_buf(4 * (size_t)n),
+                *bp = rt_buf(4 * (size_t)(h * w));
     rt_poison(bo, RT_NAN), rt_poison(bp, RT_NAN);
     kcrt_arg args[] = {KCRT_I32(d), KCRT_I32(h), KCRT_I32(w), KCRT_BUF(bi), KCRT_BUF(bo), KCRT_BUF(bp)};
     ASSERT_OK(kcrt_launch(rt_kernel("volume"), args, 6));
@@ -624,7 +642,9 @@ static void test_spilled_scalars(void **state)
         switch (i % 4) {
         case 0: args[i] = KCRT_I32(-1000 * i - 7), want[i] = -1000 * i - 7; break;
         case 1: args[i] = KCRT_F32(0.25f * i + 0.5f), want[i] = 0.25 * i + 0.5; break;
-        case 2: args[i] = KCRT_U32(3000000000u + (unsigned)i), want[i] = (float)(3000000000u + (unsigned)i); break;
+        case 2:
+            args[i] = KCRT_U32(3000000000u + (unsigned)i), want[i] = (float)(3000000000u + (unsigned)i);
+            break;
         default: args[i] = KCRT_BOOL(i % 8 == 3), want[i] = i % 8 == 3; break;
         }
     }
@@ -661,8 +681,8 @@ static void test_scalars_and_builtins_2d(void **state)
     int gx = 3, gy = 2, items = gx * 4 * gy * 2;
     kcrt_buffer *bo = rt_buf(32), *bi = rt_buf(4 * (size_t)(gx * gy * 64) + 16);
     rt_poison(bo, RT_NAN), rt_poison(bi, RT_BEEF);
-    kcrt_arg args[] = {KCRT_I32(gx), KCRT_I32(gy), KCRT_I32(-42), KCRT_U32(4000000000u), KCRT_F32(0.375f),
-                       KCRT_BOOL(true), KCRT_BUF(bo), KCRT_BUF(bi)};
+    kcrt_arg args[] = {KCRT_I32(gx),     KCRT_I32(gy),    KCRT_I32(-42), KCRT_U32(4000000000u),
+                       KCRT_F32(0.375f), KCRT_BOOL(true), KCRT_BUF(bo),  KCRT_BUF(bi)};
     ASSERT_OK(kcrt_launch(rt_kernel("scalars"), args, 8));
     float *o = rt_read(bo);
     int *ids = rt_read(bi);

@@ -28,7 +28,8 @@ static int sh(char **out, const char *fmt, ...)
     for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
         len += got;
     int status = pclose(p);
-    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) { /* the child ran with KCRT_VALIDATION=1 too */
+    if (strstr(text, "kcrt: validation") ||
+        strstr(text, "Sanitizer")) { /* the child ran with KCRT_VALIDATION=1 too */
         fprintf(stderr, "%s\n", text);
         free(text);
         fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
@@ -107,8 +108,8 @@ static void test_run_computes_from_files(void **state)
     write_floats(path("x.f32"), x, N);
     write_floats(path("y.f32"), y, N);
     char *out;
-    int rc = sh(&out, "%s run %s saxpy n=%d a=0.5 x=@%s y=@%s --out y=%s --out x=%s --repeat 3", RT_KC, RT_BUNDLE, N,
-                path("x.f32"), path("y.f32"), path("out.f32"), path("xout.f32"));
+    int rc = sh(&out, "%s run %s saxpy n=%d a=0.5 x=@%s y=@%s --out y=%s --out x=%s --repeat 3", RT_KC,
+                RT_BUNDLE, N, path("x.f32"), path("y.f32"), path("out.f32"), path("xout.f32"));
     if (rc != 0)
         fail_msg("kc run failed (%d):\n%s", rc, out);
     ASSERT_CONTAINS(out, "kernel   saxpy\nvariant  SX_WG=64,SX_TM=2 (the default variant");
@@ -119,7 +120,8 @@ static void test_run_computes_from_files(void **state)
     float *got = read_floats(path("out.f32"), &n), *xs = read_floats(path("xout.f32"), &n);
     assert_int_equal(N, n);
     for (int i = 0; i < N; i++) {
-        assert_true(fabsf(got[i] - (0.5f * x[i] + y[i])) <= 1e-6f); /* one launch's worth: before the timed ones */
+        assert_true(fabsf(got[i] - (0.5f * x[i] + y[i])) <=
+                    1e-6f); /* one launch's worth: before the timed ones */
         assert_true(xs[i] == x[i]);
     }
     free(got), free(xs);
@@ -130,7 +132,9 @@ static void test_run_fills_buffers_as_init_says(void **state)
     (void)state;
     char *out;
     /* reduce_sum's kc.yaml says x: index */
-    int rc = sh(&out, "%s run %s reduce_sum n=1000 --variant RD_WG=32,RD_PER=1 --out x=%s --out partial=%s --repeat 0 --json",
+    int rc = sh(&out,
+                "%s run %s reduce_sum n=1000 --variant RD_WG=32,RD_PER=1 --out x=%s --out partial=%s "
+                "--repeat 0 --json",
                 RT_KC, RT_BUNDLE, path("rx"), path("rp"));
     if (rc != 0)
         fail_msg("kc run failed (%d):\n%s", rc, out);
@@ -151,8 +155,8 @@ static void test_run_fills_buffers_as_init_says(void **state)
     }
     free(x), free(p);
     /* saxpy's x is normal, y uniform in [-1, 1): random, never all zeros, and the seed repeats them */
-    assert_int_equal(0, sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --out y=%s --repeat 0", RT_KC, RT_BUNDLE,
-                           path("nx"), path("ny")));
+    assert_int_equal(0, sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --out y=%s --repeat 0", RT_KC,
+                           RT_BUNDLE, path("nx"), path("ny")));
     float *nx = read_floats(path("nx"), &n), *ny = read_floats(path("ny"), &n);
     double m = 0, v = 0;
     int outside = 0, zeros = 0;
@@ -164,7 +168,8 @@ static void test_run_fills_buffers_as_init_says(void **state)
     assert_true(fabs(m) < 0.1 && fabs(v - 1) < 0.15); /* standard normal */
     assert_int_equal(0, outside);
     assert_true(zeros < 3);
-    assert_int_equal(0, sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --repeat 0 --seed 1", RT_KC, RT_BUNDLE, path("nx2")));
+    assert_int_equal(0, sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --repeat 0 --seed 1", RT_KC,
+                           RT_BUNDLE, path("nx2")));
     float *nx2 = read_floats(path("nx2"), &n);
     assert_memory_equal(nx, nx2, 4000 * 4);
     free(nx), free(ny), free(nx2);
@@ -181,8 +186,9 @@ static void test_run_errors(void **state)
         {1, "saxpy a=1", "kc run: missing scalar 'n' (int): give n=VALUE"},
         {1, "saxpy n=10 a=1 z=3", "kernel 'saxpy' has no parameter 'z' (its parameters: n, a, x, y)"},
         {1, "saxpy n=10 a=1 x=3", "x is a buffer: give x=@FILE, or nothing for random data"},
-        {1, "saxpy n=1000 a=1 x=@" KC_SOURCE_DIR "/tests/runtime/kernels/kc.yaml", "bytes, but x needs 4000 (1000 "
-                                                                                    "elements of float)"},
+        {1, "saxpy n=1000 a=1 x=@" KC_SOURCE_DIR "/tests/runtime/kernels/kc.yaml",
+         "bytes, but x needs 4000 (1000 "
+         "elements of float)"},
         {1, "saxpy n=10 a=1 x=@/nonexistent", "cannot read /nonexistent for x"},
         {1, "saxpy n=ten a=1", "n is an int: 'ten' is not one"},
         {1, "bools n=10 invert=maybe", "invert is a bool: give 0, 1, true or false, not 'maybe'"},

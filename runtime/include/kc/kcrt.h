@@ -163,34 +163,34 @@ typedef enum {
 
 /* ADDITION: what a device is and the limits that matter for tuning. */
 typedef struct kcrt_device_info {
-    int index;                   /* the index kcrt_options.device and KCRT_DEVICE take */
-    char backend[16];            /* "vulkan" */
+    int index;        /* the index kcrt_options.device and KCRT_DEVICE take */
+    char backend[16]; /* "vulkan" */
     char name[256];
     kcrt_device_type type;
-    const char *type_name;       /* "discrete", "integrated", "virtual", "cpu", "other" */
+    const char *type_name; /* "discrete", "integrated", "virtual", "cpu", "other" */
     uint32_t vendor_id, device_id;
-    char vendor[32];             /* "amd", "nvidia", "intel", "mesa", … or the id in hex */
-    uint32_t driver_version;     /* as the backend reports it */
-    char driver[256];            /* decoded version and the driver's own words */
-    uint32_t api_version;        /* Vulkan: the device's apiVersion */
-    uint32_t subgroup_size;      /* the default; min and max when it can vary */
+    char vendor[32];         /* "amd", "nvidia", "intel", "mesa", … or the id in hex */
+    uint32_t driver_version; /* as the backend reports it */
+    char driver[256];        /* decoded version and the driver's own words */
+    uint32_t api_version;    /* Vulkan: the device's apiVersion */
+    uint32_t subgroup_size;  /* the default; min and max when it can vary */
     uint32_t min_subgroup_size, max_subgroup_size;
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];
     uint32_t max_shared_bytes;
-    uint32_t max_push_bytes;     /* push constants (Vulkan) */
+    uint32_t max_push_bytes;      /* push constants (Vulkan) */
     uint32_t max_storage_buffers; /* per shader stage */
-    uint64_t max_buffer_bytes;   /* the largest range one buffer binding may have */
-    uint64_t memory_bytes;       /* the largest device-local heap */
-    bool unified_memory;         /* the host sees device memory directly */
-    double timestamp_period_ns;  /* nanoseconds per timestamp tick; 0: no timestamps */
+    uint64_t max_buffer_bytes;    /* the largest range one buffer binding may have */
+    uint64_t memory_bytes;        /* the largest device-local heap */
+    bool unified_memory;          /* the host sees device memory directly */
+    double timestamp_period_ns;   /* nanoseconds per timestamp tick; 0: no timestamps */
     uint32_t timestamp_valid_bits;
     /* optional features, as kc's variants name them */
-    bool float16, int64, storage16, subgroups, subgroup_arithmetic, subgroup_shuffle,
-        subgroup_ballot, float_atomics;
-    char key[600];               /* the tuned table's device key: backend:vendor:device:name:driver */
-    char family[96];             /* vendor and architecture, for the family fallback: "amd:navi3x" */
+    bool float16, int64, storage16, subgroups, subgroup_arithmetic, subgroup_shuffle, subgroup_ballot,
+        float_atomics;
+    char key[600];   /* the tuned table's device key: backend:vendor:device:name:driver */
+    char family[96]; /* vendor and architecture, for the family fallback: "amd:navi3x" */
 } kcrt_device_info;
 
 /* ADDITION: lists every device of a backend ("auto"/NULL: of every backend
@@ -221,21 +221,21 @@ typedef enum { KCRT_PARAM_BUFFER, KCRT_PARAM_SCALAR } kcrt_param_kind;
 
 /* Element and scalar types, in one table: X(NAME, "spelling", bytes,
  * lanes, scalar kind). Buffers of bool hold 4 bytes per element. */
-#define KCRT_TYPES(X)                                                                              \
-    X(BOOL, "bool", 4, 1, 'b')                                                                     \
-    X(INT, "int", 4, 1, 'i')                                                                       \
-    X(UINT, "uint", 4, 1, 'u')                                                                     \
-    X(FLOAT, "float", 4, 1, 'f')                                                                   \
-    X(HALF, "half", 2, 1, 'h')                                                                     \
-    X(LONG, "long", 8, 1, 'i')                                                                     \
-    X(ULONG, "ulong", 8, 1, 'u')                                                                   \
-    X(FLOAT2, "float2", 8, 2, 'f')                                                                 \
-    X(FLOAT4, "float4", 16, 4, 'f')                                                                \
-    X(HALF2, "half2", 4, 2, 'h')                                                                   \
-    X(HALF4, "half4", 8, 4, 'h')                                                                   \
-    X(INT2, "int2", 8, 2, 'i')                                                                     \
-    X(INT4, "int4", 16, 4, 'i')                                                                    \
-    X(UINT2, "uint2", 8, 2, 'u')                                                                   \
+#define KCRT_TYPES(X)                                                                                        \
+    X(BOOL, "bool", 4, 1, 'b')                                                                               \
+    X(INT, "int", 4, 1, 'i')                                                                                 \
+    X(UINT, "uint", 4, 1, 'u')                                                                               \
+    X(FLOAT, "float", 4, 1, 'f')                                                                             \
+    X(HALF, "half", 2, 1, 'h')                                                                               \
+    X(LONG, "long", 8, 1, 'i')                                                                               \
+    X(ULONG, "ulong", 8, 1, 'u')                                                                             \
+    X(FLOAT2, "float2", 8, 2, 'f')                                                                           \
+    X(FLOAT4, "float4", 16, 4, 'f')                                                                          \
+    X(HALF2, "half2", 4, 2, 'h')                                                                             \
+    X(HALF4, "half4", 8, 4, 'h')                                                                             \
+    X(INT2, "int2", 8, 2, 'i')                                                                               \
+    X(INT4, "int4", 16, 4, 'i')                                                                              \
+    X(UINT2, "uint2", 8, 2, 'u')                                                                             \
     X(UINT4, "uint4", 16, 4, 'u')
 
 typedef enum {
@@ -251,17 +251,17 @@ typedef enum {
     KCRT_INIT_NORMAL,      /* standard normal */
     KCRT_INIT_POSITIVE,    /* uniform in (0, 1] */
     KCRT_INIT_ONES,
-    KCRT_INIT_INDEX,       /* element i holds i */
+    KCRT_INIT_INDEX, /* element i holds i */
 } kcrt_init;
 
 typedef struct kcrt_param_info {
     const char *name;
     kcrt_param_kind kind;
-    kcrt_type type;        /* the element type of a buffer */
-    const char *type_name; /* "float4" */
-    size_t elem_bytes;     /* bytes per element (buffers) or 4 (scalars) */
-    bool readonly;         /* a const buffer */
-    const char *extent;    /* elements, postfix over integer scalars (kc_iexpr.h); NULL = unknown */
+    kcrt_type type;          /* the element type of a buffer */
+    const char *type_name;   /* "float4" */
+    size_t elem_bytes;       /* bytes per element (buffers) or 4 (scalars) */
+    bool readonly;           /* a const buffer */
+    const char *extent;      /* elements, postfix over integer scalars (kc_iexpr.h); NULL = unknown */
     const char *extent_text; /* the same, written for people ("n * m") */
     int ndims;
     const char *const *dims; /* each dimension, postfix, or "?" */
@@ -276,13 +276,13 @@ typedef struct kcrt_tunable_info {
 } kcrt_tunable_info;
 
 typedef struct kcrt_variant_info {
-    const char *tunables;  /* "WG=64,TM=4" */
-    const char *target;    /* "spirv" */
+    const char *tunables; /* "WG=64,TM=4" */
+    const char *target;   /* "spirv" */
     uint32_t wg[3];
     uint32_t shared_bytes;
     uint32_t args_size;
     bool spilled;
-    const char *features;  /* "float16,subgroups" */
+    const char *features; /* "float16,subgroups" */
 } kcrt_variant_info;
 
 typedef struct kcrt_kernel_info {
@@ -295,16 +295,16 @@ typedef struct kcrt_kernel_info {
     int nconstraints;
     const char *const *constraints; /* as written ("WG * TM <= 2048") */
     int nshapes;
-    const char *const *shapes;      /* "n=48000,m=3" */
-    const char *wg;                 /* three postfix expressions, ';'-joined */
-    const char *grid;               /* the same, over scalars and tunables */
-    const char *grid_text;          /* for people: "cdiv(n, WG * TM), 1, 1" */
+    const char *const *shapes; /* "n=48000,m=3" */
+    const char *wg;            /* three postfix expressions, ';'-joined */
+    const char *grid;          /* the same, over scalars and tunables */
+    const char *grid_text;     /* for people: "cdiv(n, WG * TM), 1, 1" */
     bool may_alias;
     const char *default_variant;
-    double tolerance;               /* relative L2 against the default variant */
-    const char *init;               /* as stored: "x=normal,y=uniform" */
-    const char *bytes, *flops;      /* per launch, postfix over scalars; NULL when not given */
-    int nvariants;                  /* every variant, every target */
+    double tolerance;          /* relative L2 against the default variant */
+    const char *init;          /* as stored: "x=normal,y=uniform" */
+    const char *bytes, *flops; /* per launch, postfix over scalars; NULL when not given */
+    int nvariants;             /* every variant, every target */
     const kcrt_variant_info *variants;
 } kcrt_kernel_info;
 
@@ -325,8 +325,8 @@ kcrt_status kcrt_eval(const char *postfix, const char *const *names, const int64
 /* ADDITION: the variant a launch of k with these arguments would use, and
  * why ("tuned for this device, exact shape"), without launching. For
  * a kernel from kcrt_kernel_get_variant, always that variant. */
-kcrt_status kcrt_kernel_choose(kcrt_kernel *k, const kcrt_arg *args, size_t nargs,
-                               const char **variant, const char **why);
+kcrt_status kcrt_kernel_choose(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, const char **variant,
+                               const char **why);
 
 /* ADDITION: the context a bundle, kernel or buffer belongs to. */
 kcrt_context *kcrt_bundle_context(const kcrt_bundle *b);
