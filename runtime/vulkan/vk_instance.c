@@ -250,7 +250,7 @@ static kcrt_status load_instance_fns(vk_lib *L, char *err, size_t errlen)
 
 static kcrt_status create_instance(vk_lib *L, bool validation, char *err, size_t errlen)
 {
-    const char *layers[1], *exts[2];
+    const char *layers[1], *exts[3];
     uint32_t nlayers = 0, nexts = 0;
     VkInstanceCreateFlags flags = 0;
     if (validation) {
@@ -272,8 +272,16 @@ static kcrt_status create_instance(vk_lib *L, bool validation, char *err, size_t
                              .pEngineName = "kc",
                              .apiVersion = api};
     VkDebugUtilsMessengerCreateInfoEXT dbg = messenger_info();
+    /* synchronization validation too: it checks the barriers between dependent dispatches */
+    VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                                        .pNext = &dbg,
+                                        .enabledValidationFeatureCount = 1,
+                                        .pEnabledValidationFeatures = &sync};
+    if (validation)
+        exts[nexts++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
     VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                               .pNext = validation ? &dbg : NULL,
+                               .pNext = validation ? (void *)&features : NULL,
                                .flags = flags,
                                .pApplicationInfo = &app,
                                .enabledLayerCount = nlayers,

@@ -1,6 +1,12 @@
-# The kc that builds the bundles tests and examples run on: KC_BUNDLE_KC
-# (a path, generator expressions allowed) and the target to depend on,
-# KC_BUNDLE_KC_TARGET.
+# What the tests and examples that run kernels share:
+#   KC_BUNDLE_KC, KC_BUNDLE_KC_TARGET   the kc that builds their bundles (a path,
+#                                       generator expressions allowed) and the
+#                                       target(s) to depend on
+#   KC_RUNTIME_TEST_ENV                 their environment: the Vulkan validation
+#                                       layer on, and in a sanitizer build the
+#                                       LeakSanitizer suppressions for it
+#
+# The bundle-building kc:
 #
 # Normally the kc of this build. In a sanitizer build, kc build aborts in
 # the compiler's own code (tests/runtime/compiler_bugs/ubsan_diag_flush_empty.kc),
@@ -22,4 +28,9 @@ if(KC_SANITIZE)
 else()
   set(KC_BUNDLE_KC $<TARGET_FILE:kc>)
   set(KC_BUNDLE_KC_TARGET kc)
+endif()
+
+set(KC_RUNTIME_TEST_ENV KCRT_VALIDATION=1)
+if(KC_SANITIZE)
+  list(APPEND KC_RUNTIME_TEST_ENV LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/runtime/lsan.supp)
 endif()
