@@ -974,10 +974,16 @@ static bool check_kernel_exprs(rd *r, rt_kernel *k, int row)
     r->row = row;
     if (!split3(r, k->info.wg, "wg", wg, 3) || !split3(r, k->info.grid, "grid", grid, 3))
         return false;
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3; d++) {
         if (!check_expr(r, "workgroup size", wg[d], k, false, true) ||
             !check_expr(r, "grid", grid[d], k, true, true))
             return false;
+        char text[256];
+        rt_infix(grid[d], text, sizeof(text));
+        k->grid[d] = grid[d];
+        if (!(k->grid_text[d] = rt_strdup(r->a, text)))
+            return bad(r, "out of memory");
+    }
     if ((k->info.bytes && !check_expr(r, "bytes", k->info.bytes, k, true, true)) ||
         (k->info.flops && !check_expr(r, "flops", k->info.flops, k, true, true)))
         return false;

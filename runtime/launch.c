@@ -171,20 +171,16 @@ static void values_used(const prep *p, char *out, size_t len)
     }
 }
 
-static kcrt_status check_extent(prep *p, int i)
+/* The words for an extent that does not fit; made only when refusing. */
+static kcrt_status bad_extent(prep *p, int i, const char *err, int64_t n)
 {
-    kcrt_context *ctx = p->k->b->ctx;
     const rt_kernel *rk = p->k->rk;
     const kcrt_param_info *q = &rk->params[i];
     const kcrt_buffer *buf = p->args[i].v.buf;
-    p->buffers[i] = buf->impl;
-    p->writes[i] = !q->readonly;
-    if (!q->extent)
-        return KCRT_OK; /* the kernel did not say: nothing to check against */
-    int64_t n;
-    char err[256], vals[512];
+    kcrt_context *ctx = p->k->b->ctx;
+    char vals[512];
     values_used(p, vals, sizeof(vals));
-    if (!kc_iexpr_eval_postfix(q->extent, lookup, p, &n, err, sizeof(err)))
+    if (err)
         return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
                        "%s: argument %d ('%s'): its extent %s cannot be evaluated: %s (%s)", rk->info.name, i,
                        q->name, q->extent_text, err, vals);
@@ -192,14 +188,28 @@ static kcrt_status check_extent(prep *p, int i)
         return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
                        "%s: argument %d ('%s'): its extent %s is %lld, negative (%s)", rk->info.name, i,
                        q->name, q->extent_text, (long long)n, vals);
+    return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
+                   "%s: argument %d ('%s'): the buffer has %zu bytes, but %s[%s] needs %lld elements of %zu "
+                   "bytes = %llu bytes (%s)",
+                   rk->info.name, i, q->name, buf->size, q->name, q->extent_text, (long long)n, q->elem_bytes,
+                   (unsigned long long)n * q->elem_bytes, vals);
+}
+
+static kcrt_status check_extent(prep *p, int i)
+{
+    const kcrt_param_info *q = &p->k->rk->params[i];
+    const kcrt_buffer *buf = p->args[i].v.buf;
+    p->buffers[i] = buf->impl;
+    p->writes[i] = !q->readonly;
+    if (!q->extent)
+        return KCRT_OK; /* the kernel did not say: nothing to check against */
+    int64_t n;
     uint64_t bytes;
-    if (__builtin_mul_overflow((uint64_t)n, (uint64_t)q->elem_bytes, &bytes) || bytes > buf->size)
-        return rt_fail(
-            ctx, KCRT_ERROR_BAD_ARGUMENT,
-            "%s: argument %d ('%s'): the buffer has %zu bytes, but %s[%s] needs %lld elements of %zu "
-            "bytes = %llu bytes (%s)",
-            rk->info.name, i, q->name, buf->size, q->name, q->extent_text, (long long)n, q->elem_bytes,
-            (unsigned long long)n * q->elem_bytes, vals);
+    char err[256];
+    if (!kc_iexpr_eval_postfix(q->extent, lookup, p, &n, err, sizeof(err)))
+        return bad_extent(p, i, err, 0);
+    if (n < 0 || __builtin_mul_overflow((uint64_t)n, (uint64_t)q->elem_bytes, &bytes) || bytes > buf->size)
+        return bad_extent(p, i, NULL, n);
     return KCRT_OK;
 }
 
@@ -220,33 +230,36 @@ static kcrt_status check_alias(prep *p)
     return KCRT_OK;
 }
 
-static kcrt_status check_grid(prep *p)
+/* The words for a grid that cannot be launched; made only when refusing. */
+static kcrt_status bad_grid(prep *p, int d, const char *err, int64_t g)
 {
     kcrt_context *ctx = p->k->b->ctx;
     const rt_kernel *rk = p->k->rk;
-    const char *dim = "xyz";
     char vals[512];
     values_used(p, vals, sizeof(vals));
-    const char *at = rk->info.grid;
+    const char *text = rk->grid_text[d], *name = rk->info.name;
+    char dim = "xyz"[d];
+    if (err)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s cannot be evaluated: %s (%s)", name, dim,
+                       text, err, vals);
+    if (g <= 0)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s = %lld, not positive (%s)", name, dim, text,
+                       (long long)g, vals);
+    return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED, "%s: grid %c = %s = %lld workgroups, more than the device's %u (%s)",
+                   name, dim, text, (long long)g, ctx->info.max_workgroup_count[d], vals);
+}
+
+static kcrt_status check_grid(prep *p)
+{
+    const rt_kernel *rk = p->k->rk;
+    const uint32_t *max = p->k->b->ctx->info.max_workgroup_count;
     for (int d = 0; d < 3; d++) {
-        const char *semi = strchr(at, ';');
-        size_t len = semi ? (size_t)(semi - at) : strlen(at);
-        char e[512], text[512], err[256];
-        snprintf(e, sizeof(e), "%.*s", (int)len, at);
-        at = semi ? semi + 1 : at + len;
-        rt_infix(e, text, sizeof(text));
         int64_t g;
-        if (!kc_iexpr_eval_postfix(e, lookup, p, &g, err, sizeof(err)))
-            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s cannot be evaluated: %s (%s)",
-                           rk->info.name, dim[d], text, err, vals);
-        if (g <= 0)
-            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s = %lld, not positive (%s)",
-                           rk->info.name, dim[d], text, (long long)g, vals);
-        uint32_t max = ctx->info.max_workgroup_count[d];
-        if ((uint64_t)g > max)
-            return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED,
-                           "%s: grid %c = %s = %lld workgroups, more than the device's %u (%s)",
-                           rk->info.name, dim[d], text, (long long)g, max, vals);
+        char err[256];
+        if (!kc_iexpr_eval_postfix(rk->grid[d], lookup, p, &g, err, sizeof(err)))
+            return bad_grid(p, d, err, 0);
+        if (g <= 0 || (uint64_t)g > max[d])
+            return bad_grid(p, d, NULL, g);
         p->desc.grid[d] = (uint32_t)g;
     }
     return KCRT_OK;

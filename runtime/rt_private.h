@@ -166,6 +166,8 @@ typedef struct rt_kernel {
     kcrt_tunable_info *tunables;
     rt_variant *variants; /* parallel to info.variants */
     rt_variant *def;      /* the default variant for this backend, or NULL */
+    const char *grid[3];      /* KC_GRID's three postfix expressions */
+    const char *grid_text[3]; /* and the same for people ("cdiv(n, WG * TM)") */
     int nints;            /* integer scalars: the shape */
     int *ints;            /* their parameter indices */
     rt_tuned *tuned;

@@ -27,8 +27,9 @@
  *                  name ("llvmpipe"): overrides kcrt_options.device
  *   KCRT_LOG       "debug": say on stderr which backend, device and variant
  *                  were chosen and why
- *   KCRT_VALIDATION  "1": enable the Vulkan validation layer and count its
- *                  messages (kc's tests run with it; see kcrt_internal.h)
+ *   KCRT_VALIDATION  "1": enable the Vulkan validation layer (synchronization
+ *                  validation included) and count its messages (kc's tests
+ *                  run with it; see kcrt_internal.h)
  *   KCRT_VULKAN_LIBRARY  the Vulkan loader to dlopen (default libvulkan.so.1)
  */
 #ifndef KC_KCRT_H
