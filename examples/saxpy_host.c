@@ -60,8 +60,8 @@ int main(int argc, char **argv)
         return fail(ctx, "out of memory");
     srand(1);
     for (int i = 0; i < n; i++) {
-        x[i] = (float)rand() / RAND_MAX * 2 - 1;
-        y[i] = (float)rand() / RAND_MAX * 2 - 1;
+        x[i] = (float)((double)rand() / RAND_MAX * 2 - 1);
+        y[i] = (float)((double)rand() / RAND_MAX * 2 - 1);
     }
 
     kcrt_buffer *bx, *by;
@@ -81,8 +81,9 @@ int main(int argc, char **argv)
 
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        float want = a * x[i] + y[i]; /* one rounding each, as the kernel (no contraction) */
-        if (out[i] != want && bad++ < 5)
+        /* a device may fuse a * x + y into one rounding: allow that much */
+        float want = a * x[i] + y[i];
+        if (!(fabsf(out[i] - want) <= 1e-6f * (fabsf(want) + 1.0f)) && bad++ < 5)
             fprintf(stderr, "saxpy_host: y[%d] = %.9g, expected %.9g\n", i, out[i], want);
     }
     printf("saxpy of %d elements: %s (y[0] = %.6f, y[%d] = %.6f)\n", n, bad ? "WRONG" : "correct", out[0],
