@@ -113,6 +113,44 @@ const kc_command kc_commands[] = {
      "built yet in this branch.\n"
      "Exit status: 0 on success, 1 on an error (unreadable or malformed file,\n"
      "unknown strategy, a budget of 0), 2 on bad usage.\n"},
+    {"devices", kc_cmd_devices, "list the devices kernels can run on",
+     "usage: kc devices [--json] [--backend B]\n"
+     "\n"
+     "Lists every device libkcrt can run kernels on, with what matters for\n"
+     "tuning: type, vendor, driver, subgroup size, workgroup and grid limits,\n"
+     "shared memory, push constants, storage buffers, memory, timestamps,\n"
+     "optional features, and the device key and family the tuned table uses.\n"
+     "The number before each device is what --device, KCRT_DEVICE and\n"
+     "kcrt_options.device take.\n"
+     "  --json           one JSON array of objects instead of text\n"
+     "  --backend B      only the devices of backend B (vulkan; default: all)\n"
+     "Exit status: 0 when a device was found, 1 when none was (the reason on\n"
+     "standard error, e.g. no Vulkan loader), 2 on bad usage.\n"},
+    {"run", kc_cmd_run, "run one kernel of a bundle and time it",
+     "usage: kc run BUNDLE KERNEL name=value... [buf=@FILE]... [--out buf=FILE]...\n"
+     "              [--variant V] [--repeat N] [--device N] [--seed N] [--json]\n"
+     "\n"
+     "Launches KERNEL of BUNDLE once on a device, then N more times with device\n"
+     "timestamps, and reports the median time per launch (and GB/s and GFLOP/s\n"
+     "when kc.yaml gave bytes: and flops: for the kernel).\n"
+     "  name=value       every scalar parameter needs one (int, uint, float,\n"
+     "                   half as a decimal number; bool as 0, 1, true, false)\n"
+     "  buf=@FILE        fill a buffer from a raw file (host byte order; half as\n"
+     "                   binary16, bool as 4 bytes); it must hold the declared extent\n"
+     "                   Other buffers are allocated from their declared extent and\n"
+     "                   filled with random data as the kernel's init: in kc.yaml\n"
+     "                   says: uniform in [-1, 1) (the default), normal, positive,\n"
+     "                   ones or index; integers: uniform in [-1000, 1000).\n"
+     "  --out buf=FILE   write a buffer, as the first launch left it, to FILE (raw)\n"
+     "  --variant V      run variant V (\"WG=64,TM=4\") instead of the one libkcrt\n"
+     "                   chooses (tuned for this device and shape, or the default)\n"
+     "  --repeat N       timed launches after the first (default 10; 0: no timing)\n"
+     "  --device N       the device to use (see kc devices; default: the best)\n"
+     "  --seed N         the seed of the random inputs (default 1)\n"
+     "  --json           one JSON object instead of text\n"
+     "KCRT_LOG=debug says which device and variant were chosen and why.\n"
+     "Exit status: 0 on success, 1 on an error (unknown kernel, missing scalar,\n"
+     "file too short, a launch the kernel refuses, no device), 2 on bad usage.\n"},
     {"help", kc_cmd_help, "show help for a command", "usage: kc help [COMMAND]\n"},
     {NULL, NULL, NULL, NULL},
 };

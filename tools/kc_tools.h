@@ -51,6 +51,8 @@ int kc_cmd_export(int argc, char **argv);
 int kc_cmd_info(int argc, char **argv);
 int kc_cmd_variants(int argc, char **argv);
 int kc_cmd_tune(int argc, char **argv);
+int kc_cmd_devices(int argc, char **argv);
+int kc_cmd_run(int argc, char **argv);
 int kc_cmd_help(int argc, char **argv);
 
 #endif

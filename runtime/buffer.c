@@ -1,0 +1,93 @@
+/*
+ * buffer.c — device buffers: the common checks (ranges, NULLs, the
+ * context), then the backend. Ordering with pending launches is the
+ * backend's job: it waits for the work that uses a buffer before a
+ * transfer touches it.
+ */
+#include "rt_private.h"
+
+#include <stdlib.h>
+
+kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **out)
+{
+    if (!ctx || !out)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_create: out is NULL");
+    *out = NULL;
+    if (ctx->failed)
+        return ctx->failed;
+    if (bytes == 0)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_create: a buffer needs at least one byte");
+    kcrt_buffer *b = calloc(1, sizeof(*b));
+    if (!b)
+        return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    kcrt_status s = ctx->be->buffer_create(ctx->dev, bytes, &b->impl);
+    if (s != KCRT_OK) {
+        free(b);
+        return s;
+    }
+    b->ctx = ctx;
+    b->size = bytes;
+    b->next = ctx->buffers;
+    if (ctx->buffers)
+        ctx->buffers->prev = b;
+    ctx->buffers = b;
+    *out = b;
+    return KCRT_OK;
+}
+
+void kcrt_buffer_free(kcrt_buffer *b)
+{
+    if (!b)
+        return;
+    kcrt_context *ctx = b->ctx;
+    ctx->be->buffer_free(ctx->dev, b->impl);
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        ctx->buffers = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    free(b);
+}
+
+static kcrt_status check_range(const kcrt_buffer *b, size_t offset, const void *p, size_t bytes,
+                               const char *fn)
+{
+    if (!p && bytes)
+        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the host pointer is NULL", fn);
+    if (offset > b->size || bytes > b->size - offset)
+        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "%s: %zu bytes at offset %zu do not fit in a buffer of %zu bytes", fn, bytes, offset,
+                       b->size);
+    return KCRT_OK;
+}
+
+kcrt_status kcrt_buffer_write(kcrt_buffer *b, size_t offset, const void *src, size_t bytes)
+{
+    if (!b)
+        return KCRT_ERROR_BAD_ARGUMENT;
+    kcrt_status s = check_range(b, offset, src, bytes, "kcrt_buffer_write");
+    if (s != KCRT_OK || bytes == 0)
+        return s;
+    return b->ctx->be->buffer_write(b->ctx->dev, b->impl, offset, src, bytes);
+}
+
+kcrt_status kcrt_buffer_read(kcrt_buffer *b, size_t offset, void *dst, size_t bytes)
+{
+    if (!b)
+        return KCRT_ERROR_BAD_ARGUMENT;
+    kcrt_status s = check_range(b, offset, dst, bytes, "kcrt_buffer_read");
+    if (s != KCRT_OK || bytes == 0)
+        return s;
+    return b->ctx->be->buffer_read(b->ctx->dev, b->impl, offset, dst, bytes);
+}
+
+kcrt_context *kcrt_buffer_context(const kcrt_buffer *b)
+{
+    return b ? b->ctx : NULL;
+}
+
+size_t kcrt_buffer_size(const kcrt_buffer *b)
+{
+    return b ? b->size : 0;
+}

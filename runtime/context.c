@@ -1,0 +1,310 @@
+/*
+ * context.c — opening a context: which backend, which device (DESIGN.md
+ * §6), and the calls that only pass through to the backend.
+ *
+ * The backends are listed once, in `backends` below, in the order auto
+ * prefers them on equal devices (HIP, when it exists, goes before Vulkan so
+ * that an AMD GPU is driven through HIP). The device index of options and
+ * KCRT_DEVICE counts through the devices of the backends in that order.
+ */
+#include "rt_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const rt_backend *const backends[] = {&rt_vulkan_backend};
+
+/* Backends that kc knows but this build does not carry. */
+static const char *const planned[] = {"hip", "cuda"};
+
+static _Thread_local char open_error[RT_MSG];
+
+const char *kcrt_status_name(kcrt_status s)
+{
+    switch (s) {
+    case KCRT_OK: return "KCRT_OK";
+    case KCRT_ERROR_BAD_ARGUMENT: return "KCRT_ERROR_BAD_ARGUMENT";
+    case KCRT_ERROR_NO_BACKEND: return "KCRT_ERROR_NO_BACKEND";
+    case KCRT_ERROR_NO_DEVICE: return "KCRT_ERROR_NO_DEVICE";
+    case KCRT_ERROR_IO: return "KCRT_ERROR_IO";
+    case KCRT_ERROR_BAD_BUNDLE: return "KCRT_ERROR_BAD_BUNDLE";
+    case KCRT_ERROR_NO_KERNEL: return "KCRT_ERROR_NO_KERNEL";
+    case KCRT_ERROR_NO_VARIANT: return "KCRT_ERROR_NO_VARIANT";
+    case KCRT_ERROR_UNSUPPORTED: return "KCRT_ERROR_UNSUPPORTED";
+    case KCRT_ERROR_OUT_OF_MEMORY: return "KCRT_ERROR_OUT_OF_MEMORY";
+    case KCRT_ERROR_DEVICE_ERROR: return "KCRT_ERROR_DEVICE_ERROR";
+    }
+    return "KCRT_ERROR_(unknown)";
+}
+
+/* ---- choosing the backends -------------------------------------------------------------- */
+
+/* Fills list with the backends `name` means; 0 and a message when none. */
+static int backends_for(const char *name, const rt_backend **list, char *err, size_t errlen)
+{
+    if (!name || !*name || strcmp(name, "auto") == 0) {
+        for (size_t i = 0; i < RT_COUNT(backends); i++)
+            list[i] = backends[i];
+        return (int)RT_COUNT(backends);
+    }
+    for (size_t i = 0; i < RT_COUNT(backends); i++)
+        if (strcmp(backends[i]->name, name) == 0) {
+            list[0] = backends[i];
+            return 1;
+        }
+    for (size_t i = 0; i < RT_COUNT(planned); i++)
+        if (strcmp(planned[i], name) == 0) {
+            rt_printf(err, errlen, "the %s backend is not in this build of libkcrt (it has: vulkan)", name);
+            return 0;
+        }
+    rt_printf(err, errlen, "unknown backend '%s' (expected auto, vulkan or hip)", name);
+    return 0;
+}
+
+kcrt_status kcrt_devices(const char *backend, kcrt_device_info *out, int max, int *count, char *err,
+                         size_t errlen)
+{
+    const rt_backend *list[RT_COUNT(backends)];
+    char dummy[8];
+    if (!err)
+        err = dummy, errlen = sizeof(dummy);
+    err[0] = 0;
+    if (!count) {
+        rt_printf(err, errlen, "kcrt_devices: count is NULL");
+        return KCRT_ERROR_BAD_ARGUMENT;
+    }
+    *count = 0;
+    int nb = backends_for(backend, list, err, errlen);
+    if (nb == 0)
+        return KCRT_ERROR_NO_BACKEND;
+    bool named = nb == 1 && backend && strcmp(backend, "auto") != 0;
+    kcrt_status last = KCRT_OK;
+    int total = 0;
+    for (int i = 0; i < nb; i++) {
+        int n = 0;
+        kcrt_status s = list[i]->devices(out ? out + (total < max ? total : max) : NULL,
+                                         out ? (max > total ? max - total : 0) : 0, &n, err, errlen);
+        if (s != KCRT_OK) {
+            if (named)
+                return s;
+            last = s;
+            continue;
+        }
+        for (int j = 0; out && j < n && total + j < max; j++)
+            out[total + j].index = total + j;
+        total += n;
+    }
+    *count = total;
+    if (total == 0 && last != KCRT_OK)
+        return last; /* every backend failed: say why */
+    err[0] = 0;
+    return KCRT_OK;
+}
+
+/* ---- choosing the device -------------------------------------------------------------------- */
+
+static int type_rank(kcrt_device_type t)
+{
+    switch (t) {
+    case KCRT_DEVICE_DISCRETE: return 0;
+    case KCRT_DEVICE_INTEGRATED: return 1;
+    case KCRT_DEVICE_VIRTUAL: return 2;
+    case KCRT_DEVICE_CPU: return 3;
+    default: return 4;
+    }
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* Which device of list: the one asked for (an index or a part of a name) or
+ * the best. -1 and a message when the asked one is not there. */
+static int pick(const kcrt_device_info *list, int n, const char *want, int want_index, char *why,
+                size_t whylen, char *err, size_t errlen)
+{
+    if (want) {
+        char *end;
+        errno = 0;
+        long v = strtol(want, &end, 10);
+        if (*want && !*end && errno == 0)
+            want_index = v < -1 ? -2 : (int)v;
+        else {
+            for (int i = 0; i < n; i++)
+                if (contains_nocase(list[i].name, want)) {
+                    rt_printf(why, whylen, "KCRT_DEVICE=%s names it", want);
+                    return i;
+                }
+            rt_printf(err, errlen, "no device's name contains '%s' (KCRT_DEVICE)", want);
+            return -1;
+        }
+    }
+    if (want_index >= n || want_index < -1) {
+        rt_printf(err, errlen, "there is no device %d: %d device%s found", want_index, n, n == 1 ? "" : "s");
+        return -1;
+    }
+    if (want_index >= 0) {
+        rt_printf(why, whylen, "device %d was asked for%s", want_index, want ? " (KCRT_DEVICE)" : "");
+        return want_index;
+    }
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (type_rank(list[i].type) < type_rank(list[best].type))
+            best = i;
+    rt_printf(why, whylen, "the best of %d device%s (discrete > integrated > virtual > cpu)", n,
+              n == 1 ? "" : "s");
+    return best;
+}
+
+/* ---- open and close --------------------------------------------------------------------------- */
+
+static kcrt_status failed_open(kcrt_context **out, kcrt_context *ctx, kcrt_status s)
+{
+    snprintf(open_error, sizeof(open_error), "%s", ctx->err);
+    if (ctx->dev)
+        ctx->be->close(ctx->dev);
+    ctx->dev = NULL;
+    ctx->be = NULL;
+    ctx->failed = s;
+    *out = ctx;
+    return s;
+}
+
+/* The position of dev among the devices of its own backend. */
+static int backend_index(const kcrt_device_info *list, int chosen)
+{
+    int k = 0;
+    for (int i = 0; i < chosen; i++)
+        k += strcmp(list[i].backend, list[chosen].backend) == 0;
+    return k;
+}
+
+static kcrt_status open_device(kcrt_context *ctx, const char *backend, int want_index, const char *want)
+{
+    enum { MAXDEV = 64 };
+    kcrt_device_info *list = calloc(MAXDEV, sizeof(*list));
+    if (!list)
+        return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    int n = 0;
+    char err[RT_MSG] = "", why[256] = "";
+    kcrt_status s = kcrt_devices(backend, list, MAXDEV, &n, err, sizeof(err));
+    if (s != KCRT_OK) {
+        free(list);
+        return rt_fail(ctx, s, "%s", err);
+    }
+    if (n == 0) {
+        free(list);
+        return rt_fail(ctx, KCRT_ERROR_NO_DEVICE, "no %s device found", backend ? backend : "GPU or CPU");
+    }
+    n = n < MAXDEV ? n : MAXDEV;
+    for (int i = 0; i < n; i++)
+        rt_log(ctx, "device %d: %s (%s, %s)", i, list[i].name, list[i].type_name, list[i].backend);
+    int d = pick(list, n, want, want_index, why, sizeof(why), err, sizeof(err));
+    if (d < 0) {
+        free(list);
+        return rt_fail(ctx, KCRT_ERROR_NO_DEVICE, "%s", err);
+    }
+    for (size_t i = 0; i < RT_COUNT(backends); i++)
+        if (strcmp(backends[i]->name, list[d].backend) == 0)
+            ctx->be = backends[i];
+    rt_log(ctx, "chose device %d '%s' (%s) on %s: %s", d, list[d].name, list[d].type_name, list[d].backend,
+           why);
+    int bi = backend_index(list, d);
+    free(list);
+    s = ctx->be->open(ctx, bi, &ctx->dev);
+    if (s == KCRT_OK)
+        ctx->info.index = d;
+    return s;
+}
+
+kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
+{
+    open_error[0] = 0;
+    if (!out) {
+        snprintf(open_error, sizeof(open_error), "kcrt_open: ctx is NULL");
+        return KCRT_ERROR_BAD_ARGUMENT;
+    }
+    *out = NULL;
+    kcrt_context *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) {
+        snprintf(open_error, sizeof(open_error), "out of memory");
+        return KCRT_ERROR_OUT_OF_MEMORY;
+    }
+    ctx->debug = rt_env_debug();
+    const char *backend = opts && opts->backend ? opts->backend : "auto";
+    int index = opts ? opts->device : -1;
+    const char *env_backend = getenv("KCRT_BACKEND"), *env_device = getenv("KCRT_DEVICE");
+    if (env_backend && *env_backend) {
+        rt_log(ctx, "KCRT_BACKEND=%s overrides the options (%s)", env_backend, backend);
+        backend = env_backend;
+    }
+    if (env_device && *env_device)
+        rt_log(ctx, "KCRT_DEVICE=%s overrides the options (device %d)", env_device, index);
+    else
+        env_device = NULL;
+    rt_log(ctx, "opening: backend %s, device %s", backend,
+           env_device  ? env_device
+           : index < 0 ? "best"
+                       : "as asked");
+    kcrt_status s = open_device(ctx, backend, index, env_device);
+    if (s != KCRT_OK)
+        return failed_open(out, ctx, s);
+    *out = ctx;
+    return KCRT_OK;
+}
+
+void kcrt_close(kcrt_context *ctx)
+{
+    if (!ctx)
+        return;
+    while (ctx->bundles)
+        kcrt_bundle_free(ctx->bundles);
+    while (ctx->buffers)
+        kcrt_buffer_free(ctx->buffers);
+    if (ctx->dev)
+        ctx->be->close(ctx->dev);
+    free(ctx);
+}
+
+const char *kcrt_error(const kcrt_context *ctx)
+{
+    return ctx ? ctx->err : open_error;
+}
+
+const char *kcrt_device_name(const kcrt_context *ctx)
+{
+    return ctx && !ctx->failed ? ctx->info.name : "";
+}
+
+const char *kcrt_backend_name(const kcrt_context *ctx)
+{
+    return ctx && ctx->be ? ctx->be->name : "";
+}
+
+const kcrt_device_info *kcrt_device_info_get(const kcrt_context *ctx)
+{
+    return ctx && !ctx->failed ? &ctx->info : NULL;
+}
+
+kcrt_status kcrt_finish(kcrt_context *ctx)
+{
+    if (!ctx)
+        return KCRT_ERROR_BAD_ARGUMENT;
+    if (ctx->failed)
+        return ctx->failed;
+    return ctx->be->finish(ctx->dev);
+}
+
+void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (ctx && ctx->dev)
+        ctx->be->stats(ctx->dev, out);
+}

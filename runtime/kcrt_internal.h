@@ -1,0 +1,68 @@
+/*
+ * kcrt_internal.h — libkcrt's interface for kc's own tools and tests, on
+ * top of the public kc/kcrt.h: counters that show what the runtime did
+ * (submissions, pipelines, descriptor sets), the validation layer's
+ * message count, and the bundle's variant choice in detail.
+ *
+ * Not installed and not part of the contract: it may change with kc.
+ * Only the static library (kcrt_static) is meant to be used with it; the
+ * shared libkcrt.so exports these names too (kcrt_ prefix) so that the
+ * same tests run against either.
+ */
+#ifndef KC_KCRT_INTERNAL_H
+#define KC_KCRT_INTERNAL_H
+
+#include "kc/kcrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a context's backend has done since kcrt_open. */
+typedef struct kcrt_stats {
+    uint64_t launches;                  /* kcrt_launch calls that queued work */
+    uint64_t dispatches;                /* dispatches recorded (timed ones included) */
+    uint64_t submissions;               /* queue submissions of launches (vkQueueSubmit of a batch) */
+    uint64_t transfer_submissions;      /* submissions that only copy (staging) */
+    uint64_t waits;                     /* host waits for the device (fences) */
+    uint64_t barriers;                  /* compute-to-compute barriers between dependent dispatches */
+    uint64_t pipelines_created;         /* modules made: once per variant and context */
+    uint64_t descriptor_sets_allocated; /* fresh sets (not reused from the batch's cache) */
+    uint64_t descriptor_sets_reused;
+    uint64_t descriptor_pools_created;
+    uint64_t command_buffers_allocated;
+    uint64_t staging_bytes; /* the staging buffer's size (0 when not needed) */
+    uint64_t staging_resizes;
+} kcrt_stats;
+
+void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out);
+
+/* Messages the Vulkan validation layer (KCRT_VALIDATION=1) reported, in
+ * this process, over every context; and the last one's text. Warnings and
+ * errors count; information does not. */
+uint64_t kcrt_validation_message_count(void);
+const char *kcrt_validation_last_message(void); /* "" when none; static storage */
+/* Whether the validation layer is on in this context (KCRT_VALIDATION=1 and the layer found). */
+bool kcrt_validation_enabled(const kcrt_context *ctx);
+
+/* For the test of the counting itself: makes one invalid Vulkan call that
+ * the layer reports (a buffer with no usage), and zeroes the count. The
+ * self-test returns false when the layer is off. */
+bool kcrt_validation_selftest(kcrt_context *ctx);
+void kcrt_validation_reset(void);
+
+/* Environment variables for tests, read when a context opens:
+ *   KCRT_VULKAN_STAGING=1   buffers in device memory with staging copies,
+ *                           as on a discrete GPU, even where memory is unified
+ *   KCRT_VULKAN_PRETEND=…   a device with less than it has, to test refusals:
+ *                           "no-float16,no-int64,no-storage16,no-subgroups,
+ *                           no-float-atomics,push=N" (N bytes of push constants) */
+
+/* Launches recorded but not yet submitted, in ctx. */
+int kcrt_pending_launches(const kcrt_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

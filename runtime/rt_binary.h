@@ -1,0 +1,22 @@
+/*
+ * rt_binary.h — structural checks of variant binaries (binary.c).
+ */
+#ifndef KC_RT_BINARY_H
+#define KC_RT_BINARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rt_spirv_facts {
+    uint32_t minor;    /* SPIR-V 1.minor */
+    unsigned features; /* RT_F_* from its capabilities */
+    bool has_entry;
+} rt_spirv_facts;
+
+/* Walks a SPIR-V module; false and a message (completing "variant X: …")
+ * when it is not one, is damaged, or lacks the kernel's entry point. */
+bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_facts *facts, char *err,
+                    size_t errlen);
+
+#endif

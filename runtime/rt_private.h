@@ -1,0 +1,234 @@
+/*
+ * rt_private.h — what libkcrt's files share and nobody else sees: the
+ * context, bundle, kernel and buffer structs, the backend ops table, and
+ * small helpers (an arena, messages, logging).
+ *
+ * The split of work: the common layer (context.c, bundle.c, choose.c,
+ * launch.c, buffer.c) reads bundles, checks arguments, chooses variants and
+ * packs arguments; a backend (vulkan/, later hip/ and cuda/) turns a
+ * binary into a module and runs it. A backend is a struct of function
+ * pointers (STYLE.md §3), chosen by name in context.c.
+ */
+#ifndef KC_RT_PRIVATE_H
+#define KC_RT_PRIVATE_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "kc/kcrt.h"
+#include "kcrt_internal.h"
+
+#if defined(__GNUC__)
+#define RT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define RT_PRINTF(f, a)
+#endif
+
+#define RT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define RT_MSG 2048 /* bytes of one error message */
+
+/* ---- arena: a bundle's memory, freed at once -------------------------------- */
+
+typedef struct rt_chunk rt_chunk;
+typedef struct rt_arena {
+    rt_chunk *head;
+} rt_arena;
+
+void *rt_alloc(rt_arena *a, size_t size); /* zeroed; NULL when out of memory */
+char *rt_strdup(rt_arena *a, const char *s);
+void rt_arena_free(rt_arena *a);
+
+/* ---- the backend interface ----------------------------------------------------- */
+
+/* Where one argument goes, from variants.args: a value at a byte offset of
+ * the packed arguments ("offset:size"), or a buffer binding ("@binding"). A
+ * backend that passes buffers as pointers (HIP, CUDA) has them as values of
+ * size 8 and writes the pointer itself. */
+typedef struct rt_slot {
+    bool is_binding;
+    uint32_t binding;
+    uint32_t offset, size;
+} rt_slot;
+
+/* Feature bits a variant needs (variants.features and the binary's own
+ * declarations). */
+enum {
+    RT_F_FLOAT16 = 1u << 0,
+    RT_F_INT64 = 1u << 1,
+    RT_F_STORAGE16 = 1u << 2,
+    RT_F_SUBGROUPS = 1u << 3,
+    RT_F_FLOAT_ATOMICS = 1u << 4,
+    RT_F_SG_ARITH = 1u << 5,
+    RT_F_SG_SHUFFLE = 1u << 6,
+    RT_F_SG_BALLOT = 1u << 7,
+};
+
+/* Everything a backend needs to make a module of one variant. */
+typedef struct rt_module_desc {
+    const char *kernel;  /* the entry point */
+    const char *variant; /* for messages */
+    const char *target;
+    const void *binary;
+    size_t size;
+    uint32_t wg[3];
+    uint32_t shared_bytes;
+    int nparams;
+    const rt_slot *slots; /* per parameter */
+    int nbindings;        /* storage buffers, with the spilled scalars' one */
+    uint32_t args_size;
+    bool spilled;
+    unsigned features;
+    uint32_t spirv_minor;
+} rt_module_desc;
+
+/* One launch, checked and packed by the common layer. */
+typedef struct rt_launch_desc {
+    uint32_t grid[3];
+    int nparams;
+    void *const *buffers; /* per parameter: the backend's buffer, NULL for a scalar */
+    const bool *writes;   /* per parameter: the kernel may write this buffer */
+    const void *args;     /* packed scalars, args_size bytes */
+    uint32_t args_size;
+} rt_launch_desc;
+
+typedef struct rt_backend {
+    const char *name;
+    /* Lists devices (out may be NULL to count). */
+    kcrt_status (*devices)(kcrt_device_info *out, int max, int *count, char *err, size_t errlen);
+    /* Opens device `index` for ctx; fills ctx->info. */
+    kcrt_status (*open)(kcrt_context *ctx, int index, void **dev);
+    void (*close)(void *dev);
+    /* Does this device run binaries of this variants.target? */
+    bool (*loads)(void *dev, const char *target);
+    /* Can the device run the variant (features, limits)? No work, no message
+     * unless why is given. */
+    bool (*check)(void *dev, const rt_module_desc *m, char *why, size_t whylen);
+    kcrt_status (*module_create)(void *dev, const rt_module_desc *m, void **module);
+    void (*module_free)(void *dev, void *module);
+    kcrt_status (*buffer_create)(void *dev, size_t bytes, void **buf);
+    void (*buffer_free)(void *dev, void *buf);
+    kcrt_status (*buffer_write)(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
+    kcrt_status (*buffer_read)(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
+    kcrt_status (*launch)(void *dev, void *module, const rt_launch_desc *l);
+    kcrt_status (*finish)(void *dev);
+    kcrt_status (*time)(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+    void (*stats)(void *dev, kcrt_stats *out);
+} rt_backend;
+
+extern const rt_backend rt_vulkan_backend;
+
+/* ---- the objects ----------------------------------------------------------------- */
+
+struct kcrt_context {
+    kcrt_status failed; /* KCRT_OK, or why kcrt_open failed */
+    char err[RT_MSG];
+    bool debug; /* KCRT_LOG=debug */
+    const rt_backend *be;
+    void *dev;
+    kcrt_device_info info;
+    kcrt_bundle *bundles; /* what kcrt_close frees */
+    kcrt_buffer *buffers;
+};
+
+struct kcrt_buffer {
+    kcrt_context *ctx;
+    size_t size;
+    void *impl;
+    kcrt_buffer *prev, *next;
+};
+
+typedef struct rt_variant {
+    kcrt_variant_info *info;
+    const void *binary;
+    size_t size;
+    int nbuffers;
+    rt_slot *slots;
+    int64_t *tvals; /* per tunable of the kernel, in order */
+    unsigned features;
+    uint32_t spirv_minor;    /* SPIR-V 1.x of a spirv binary */
+    const char *bad_feature; /* a feature this runtime does not know, or NULL */
+    bool loads;              /* the backend runs this target */
+    void *module;            /* created on first use, kept until the bundle goes */
+} rt_variant;
+
+typedef struct rt_tuned {
+    bool this_device; /* else: same family */
+    int64_t *shape;   /* per integer scalar of the kernel */
+    double *logs;     /* the same, in log space */
+    const char *shape_text, *variant_text;
+    rt_variant *v;
+    double time_ns;
+} rt_tuned;
+
+typedef struct rt_kernel {
+    kcrt_kernel_info info;
+    kcrt_param_info *params;
+    kcrt_tunable_info *tunables;
+    rt_variant *variants; /* parallel to info.variants */
+    rt_variant *def;      /* the default variant for this backend, or NULL */
+    const char *grid[3];      /* KC_GRID's three postfix expressions */
+    const char *grid_text[3]; /* and the same for people ("cdiv(n, WG * TM)") */
+    int nints;            /* integer scalars: the shape */
+    int *ints;            /* their parameter indices */
+    rt_tuned *tuned;
+    int ntuned;
+    kcrt_kernel *handles; /* every handle given out */
+} rt_kernel;
+
+struct kcrt_bundle {
+    kcrt_context *ctx;
+    char *path;
+    rt_arena arena;
+    rt_kernel *kernels;
+    int nkernels;
+    const char **meta; /* key, value, key, value, …, NULL */
+    kcrt_bundle *prev, *next;
+};
+
+struct kcrt_kernel {
+    kcrt_bundle *b;
+    rt_kernel *rk;
+    rt_variant *fixed; /* kcrt_kernel_get_variant's, or NULL: choose per launch */
+    /* the last choice, so that repeated launches of a shape do not choose again */
+    bool memo_valid;
+    int64_t *memo_shape;
+    rt_variant *memo_v;
+    char memo_why[256];
+    kcrt_kernel *next;
+};
+
+/* ---- helpers ----------------------------------------------------------------------- */
+
+/* Leaves a message in ctx and returns s. */
+kcrt_status rt_fail(kcrt_context *ctx, kcrt_status s, const char *fmt, ...) RT_PRINTF(3, 4);
+/* Prints "kcrt: …" on stderr when KCRT_LOG=debug. */
+void rt_log(const kcrt_context *ctx, const char *fmt, ...) RT_PRINTF(2, 3);
+void rt_vlogf(const char *fmt, va_list ap);
+bool rt_env_debug(void);
+/* snprintf that never overflows and says whether it fitted */
+bool rt_printf(char *dst, size_t len, const char *fmt, ...) RT_PRINTF(3, 4);
+/* The postfix form written for people ("cdiv(n, WG * TM)"). */
+void rt_infix(const char *postfix, char *out, size_t len);
+/* A type by its spelling, KCRT_NTYPES when unknown. */
+kcrt_type rt_type_from_name(const char *name);
+size_t rt_type_bytes(kcrt_type t);
+char rt_type_kind(kcrt_type t); /* 'b' 'i' 'u' 'f' 'h' */
+const char *rt_type_name(kcrt_type t);
+
+/* choose.c: the variant of a launch, and variant strings */
+rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why);
+kcrt_status rt_find_variant(kcrt_bundle *b, rt_kernel *rk, const char *tunables, rt_variant **out);
+/* Makes the variant's module if there is none yet. */
+kcrt_status rt_variant_module(kcrt_context *ctx, rt_kernel *rk, rt_variant *v);
+void rt_variant_desc(const rt_kernel *rk, const rt_variant *v, rt_module_desc *m);
+
+/* Tunable values of a variant string, in the kernel's order; unnamed ones
+ * take their defaults. */
+bool rt_variant_values(rt_arena *a, const rt_kernel *k, const char *text, int64_t *tv, char *err,
+                       size_t errlen);
+/* Parses "a=1,b=2" into names and values (names point into a copy owned by
+ * the caller's arena); false on bad text. */
+int rt_parse_assignments(rt_arena *a, const char *text, const char ***names, int64_t **values, char *err,
+                         size_t errlen);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * util.c — the runtime's small helpers: an arena for a bundle's memory,
+ * messages and logging, the type table, the postfix-to-infix printer used in
+ * messages, half-float conversions.
+ */
+#include "rt_private.h"
+
+#include "kc_iexpr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ---------------------------------------------------------------------------- */
+
+struct rt_chunk {
+    rt_chunk *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+};
+
+void *rt_alloc(rt_arena *a, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (size == 0)
+        size = 16;
+    rt_chunk *c = a->head;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > 16384 ? size : 16384;
+        c = calloc(1, sizeof(rt_chunk) + cap);
+        if (!c)
+            return NULL;
+        c->cap = cap;
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += size;
+    return p;
+}
+
+char *rt_strdup(rt_arena *a, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = rt_alloc(a, n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+void rt_arena_free(rt_arena *a)
+{
+    for (rt_chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    a->head = NULL;
+}
+
+/* ---- messages --------------------------------------------------------------------------- */
+
+bool rt_printf(char *dst, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(dst, len, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < len;
+}
+
+kcrt_status rt_fail(kcrt_context *ctx, kcrt_status s, const char *fmt, ...)
+{
+    if (!ctx)
+        return s;
+    char msg[RT_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    memcpy(ctx->err, msg, sizeof(msg));
+    rt_log(ctx, "error: %s", msg);
+    return s;
+}
+
+bool rt_env_debug(void)
+{
+    const char *l = getenv("KCRT_LOG");
+    return l && (strcmp(l, "debug") == 0 || strcmp(l, "DEBUG") == 0);
+}
+
+void rt_vlogf(const char *fmt, va_list ap)
+{
+    char line[RT_MSG + 64];
+    vsnprintf(line, sizeof(line), fmt, ap);
+    fprintf(stderr, "kcrt: %s\n", line); /* one call, so lines from threads do not mix */
+}
+
+void rt_log(const kcrt_context *ctx, const char *fmt, ...)
+{
+    if (!ctx || !ctx->debug)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    rt_vlogf(fmt, ap);
+    va_end(ap);
+}
+
+/* ---- types --------------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    size_t bytes;
+    char kind;
+} types[KCRT_NTYPES] = {
+#define X(name, text, bytes, lanes, kind) [KCRT_TYPE_##name] = {text, bytes, kind},
+    KCRT_TYPES(X)
+#undef X
+};
+
+kcrt_type rt_type_from_name(const char *name)
+{
+    for (int t = 0; t < KCRT_NTYPES; t++)
+        if (name && strcmp(types[t].name, name) == 0)
+            return (kcrt_type)t;
+    return KCRT_NTYPES;
+}
+
+size_t rt_type_bytes(kcrt_type t)
+{
+    return t < KCRT_NTYPES ? types[t].bytes : 0;
+}
+
+char rt_type_kind(kcrt_type t)
+{
+    return t < KCRT_NTYPES ? types[t].kind : '?';
+}
+
+const char *rt_type_name(kcrt_type t)
+{
+    return t < KCRT_NTYPES ? types[t].name : "?";
+}
+
+/* ---- postfix to infix, for messages ----------------------------------------------------------- */
+
+/* C's precedence of each operator, higher binds tighter; calls and
+ * leaves are 12. An operand is parenthesised only where C needs it. */
+static int precedence(const char *op)
+{
+    static const struct {
+        const char *op;
+        int prec;
+    } table[] = {{"*", 10}, {"/", 10}, {"%", 10}, {"+", 9},    {"-", 9},  {"<<", 8}, {">>", 8}, {"<", 7},
+                 {"<=", 7}, {">", 7},  {">=", 7}, {"==", 6},   {"!=", 6}, {"&", 5},  {"^", 4},  {"|", 3},
+                 {"&&", 2}, {"||", 1}, {"?:", 0}, {"neg", 11}, {"!", 11}, {"~", 11}};
+    for (size_t i = 0; i < RT_COUNT(table); i++)
+        if (strcmp(table[i].op, op) == 0)
+            return table[i].prec;
+    return 12;
+}
+
+enum { INFIX_DEPTH = 16, INFIX_WORD = 160 };
+
+typedef struct infix_item {
+    char text[INFIX_WORD];
+    int prec;
+} infix_item;
+
+/* text of an operand, in parentheses when its precedence is below min */
+static void operand(char *out, size_t len, const infix_item *it, int min)
+{
+    if (it->prec < min)
+        rt_printf(out, len, "(%s)", it->text);
+    else
+        rt_printf(out, len, "%s", it->text);
+}
+
+/* Combines the top `ar` items under operator w into r. */
+static void combine(const char *w, int ar, const infix_item *top, infix_item *r)
+{
+    char a[INFIX_WORD], b[INFIX_WORD], c[INFIX_WORD];
+    int p = precedence(w);
+    r->prec = p;
+    if (ar == 1) {
+        operand(a, sizeof(a), &top[0], 11);
+        rt_printf(r->text, sizeof(r->text), "%s%s", strcmp(w, "neg") == 0 ? "-" : w, a);
+    } else if (ar == 3) {
+        operand(a, sizeof(a), &top[0], 1), operand(b, sizeof(b), &top[1], 1),
+            operand(c, sizeof(c), &top[2], 0);
+        rt_printf(r->text, sizeof(r->text), "%s ? %s : %s", a, b, c);
+    } else if (p == 12) { /* min, max, cdiv */
+        rt_printf(r->text, sizeof(r->text), "%s(%s, %s)", w, top[0].text, top[1].text);
+    } else { /* left-associative: the right operand needs parentheses at equal precedence */
+        operand(a, sizeof(a), &top[0], p), operand(b, sizeof(b), &top[1], p + 1);
+        rt_printf(r->text, sizeof(r->text), "%s %s %s", a, w, b);
+    }
+}
+
+void rt_infix(const char *postfix, char *out, size_t len)
+{
+    infix_item stack[INFIX_DEPTH];
+    int sp = 0;
+    const char *p = postfix ? postfix : "";
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *s = p;
+        while (*p && *p != ' ')
+            p++;
+        char w[64];
+        size_t n = (size_t)(p - s) < sizeof(w) - 1 ? (size_t)(p - s) : sizeof(w) - 1;
+        memcpy(w, s, n);
+        w[n] = 0;
+        kc_iexpr_op op = kc_iexpr_op_from_text(w, n);
+        int ar = op == KC_IX_NOPS ? 0 : kc_iexpr_arity(op);
+        if (ar > sp || (ar == 0 && sp == INFIX_DEPTH)) {
+            rt_printf(out, len, "%s", postfix); /* not an expression: as it is */
+            return;
+        }
+        infix_item r;
+        if (ar == 0) {
+            rt_printf(r.text, sizeof(r.text), "%s", w);
+            r.prec = 12;
+        } else
+            combine(w, ar, &stack[sp - ar], &r);
+        sp -= ar;
+        stack[sp++] = r;
+    }
+    if (sp != 1)
+        rt_printf(out, len, "%s", postfix ? postfix : "");
+    else
+        rt_printf(out, len, "%s", stack[0].text);
+}
+
+/* ---- half floats ------------------------------------------------------------------------------- */
+
+float kcrt_f16_to_f32(uint16_t h)
+{
+    int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
+    float v;
+    if (exp == 0)
+        v = ldexpf((float)man, -24);
+    else if (exp == 31)
+        v = man ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(man | 1024), exp - 25);
+    return sign ? -v : v;
+}
+
+uint16_t kcrt_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7fffffff;
+    if (ax > 0x7f800000)
+        return sign | 0x7e00; /* NaN */
+    if (ax >= 0x477ff000)     /* rounds to 65520 or more: infinity */
+        return sign | 0x7c00;
+    if (ax < 0x38800000) { /* a subnormal half (or zero): units of 2^-24 */
+        float a;
+        memcpy(&a, &ax, 4);
+        return sign | (uint16_t)lrintf(a * 16777216.0f); /* exact scale; rint rounds to even */
+    }
+    /* normal: drop 13 mantissa bits, rounding to nearest even */
+    uint32_t r = ax - 0x38000000; /* rebias the exponent: 127 -> 15 */
+    uint32_t keep = r >> 13, rest = r & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (keep & 1)))
+        keep++;
+    return sign | (uint16_t)keep;
+}

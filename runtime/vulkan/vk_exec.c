@@ -1,0 +1,485 @@
+/*
+ * vk_exec.c — running launches: batches, descriptor sets, barriers, timing.
+ *
+ * Batching. Launches are recorded into the command buffer of the current
+ * batch and nothing is submitted until kcrt_finish, a transfer that needs a
+ * buffer the batch uses, a timed launch, or MAX_DISPATCHES launches (so
+ * that a program that never finishes still makes progress and bounded
+ * memory). So 1000 launches between two kcrt_finish calls are one
+ * vkQueueSubmit. There are VK_BATCHES batches in a ring: while one runs on
+ * the device the next is recorded.
+ *
+ * Barriers. Within a batch, a dispatch that reads a buffer an earlier one
+ * wrote, or writes a buffer an earlier one read or wrote (since the last
+ * barrier), gets a compute-to-compute memory barrier first; independent
+ * dispatches get none and may overlap. Each batch ends with a barrier that
+ * makes its writes visible to later submissions (dispatches and copies) and
+ * to the host.
+ *
+ * Pooling. Each batch owns its descriptor pools (more are made when they
+ * run out) and resets them when its fence has been waited for; a small
+ * cache in the batch gives a launch with the same layout and buffers as an
+ * earlier one the same descriptor set, without vkUpdateDescriptorSets.
+ * Spilled scalars are copied into host-visible chunks the batch keeps.
+ * Pipelines are made once per variant (vk_device.c).
+ */
+#include "vk_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAX_DISPATCHES = 4096,
+    POOL_SETS = 128,
+    POOL_DESCRIPTORS = 1024,
+    CHUNK_BYTES = 64 << 10,
+};
+
+/* ---- batches ---------------------------------------------------------------------------------- */
+
+static void recycle(vk_dev *d, vk_batch *b)
+{
+    for (int i = 0; i < b->npools; i++)
+        d->vkResetDescriptorPool(d->dev, b->pools[i], 0);
+    b->cur_pool = 0;
+    memset(b->memo, 0, sizeof(b->memo));
+    b->cur_chunk = 0;
+    b->chunk_used = 0;
+    b->nwritten = b->nread = 0;
+    b->dispatches = 0;
+    b->bound = VK_NULL_HANDLE;
+    d->vkResetCommandBuffer(b->cmd, 0);
+    b->state = VK_FREE;
+}
+
+static kcrt_status wait_batch(vk_dev *d, vk_batch *b)
+{
+    d->stats.waits++;
+    kcrt_status s =
+        vk_check(d, d->vkWaitForFences(d->dev, 1, &b->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    if (s == KCRT_OK)
+        s = vk_check(d, d->vkResetFences(d->dev, 1, &b->fence), "vkResetFences");
+    recycle(d, b);
+    return s;
+}
+
+/* Every write of the batch visible to what comes later on the queue and to the host. */
+static void end_barrier(vk_dev *d, VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                                           VK_ACCESS_HOST_READ_BIT};
+    d->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                VK_PIPELINE_STAGE_HOST_BIT,
+                            0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static kcrt_status submit(vk_dev *d)
+{
+    if (d->recording < 0)
+        return KCRT_OK;
+    vk_batch *b = &d->batches[d->recording];
+    d->recording = -1;
+    end_barrier(d, b->cmd);
+    kcrt_status s = vk_check(d, d->vkEndCommandBuffer(b->cmd), "vkEndCommandBuffer");
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cmd};
+    if (s == KCRT_OK)
+        s = vk_check(d, d->vkQueueSubmit(d->queue, 1, &si, b->fence), "vkQueueSubmit");
+    if (s != KCRT_OK) {
+        recycle(d, b); /* its launches are lost; the error says why */
+        return s;
+    }
+    b->state = VK_SUBMITTED;
+    d->stats.submissions++;
+    return KCRT_OK;
+}
+
+/* The batch to record into: the current one, or a free one begun now. */
+static kcrt_status recording(vk_dev *d, vk_batch **out)
+{
+    if (d->recording >= 0) {
+        *out = &d->batches[d->recording];
+        return KCRT_OK;
+    }
+    int pick = -1;
+    for (int i = 0; i < VK_BATCHES && pick < 0; i++)
+        if (d->batches[i].state == VK_FREE)
+            pick = i;
+    if (pick < 0) { /* all in flight: wait for the oldest */
+        for (int i = 0; i < VK_BATCHES; i++)
+            if (pick < 0 || d->batches[i].serial < d->batches[pick].serial)
+                pick = i;
+        kcrt_status s = wait_batch(d, &d->batches[pick]);
+        if (s != KCRT_OK)
+            return s;
+    }
+    vk_batch *b = &d->batches[pick];
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    kcrt_status s = vk_check(d, d->vkBeginCommandBuffer(b->cmd, &bi), "vkBeginCommandBuffer");
+    if (s != KCRT_OK)
+        return s;
+    b->state = VK_RECORDING;
+    b->serial = ++d->serial;
+    d->recording = pick;
+    *out = b;
+    return KCRT_OK;
+}
+
+kcrt_status vk_wait_serial(vk_dev *d, uint64_t serial)
+{
+    if (serial == 0)
+        return KCRT_OK;
+    kcrt_status s = KCRT_OK;
+    if (d->recording >= 0 && d->batches[d->recording].serial <= serial)
+        s = submit(d);
+    for (int i = 0; i < VK_BATCHES; i++) {
+        vk_batch *b = &d->batches[i];
+        if (b->state == VK_SUBMITTED && b->serial <= serial) {
+            kcrt_status w = wait_batch(d, b);
+            s = s == KCRT_OK ? w : s;
+        }
+    }
+    return s;
+}
+
+kcrt_status vk_finish(void *dev)
+{
+    vk_dev *d = dev;
+    if (d->lost)
+        return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
+    return vk_wait_serial(d, d->serial);
+}
+
+void vk_batches_free(vk_dev *d)
+{
+    for (int i = 0; i < VK_BATCHES; i++) {
+        vk_batch *b = &d->batches[i];
+        for (int j = 0; j < b->npools; j++)
+            d->vkDestroyDescriptorPool(d->dev, b->pools[j], NULL);
+        free(b->pools);
+        for (int j = 0; j < b->nchunks; j++)
+            vk_mem_free(d, &b->chunks[j]);
+        free(b->chunks);
+        if (b->fence)
+            d->vkDestroyFence(d->dev, b->fence, NULL);
+        memset(b, 0, sizeof(*b));
+    }
+}
+
+/* ---- descriptor sets --------------------------------------------------------------------------- */
+
+static kcrt_status new_pool(vk_dev *d, vk_batch *b)
+{
+    VkDescriptorPool *grown = realloc(b->pools, sizeof(VkDescriptorPool) * (size_t)(b->npools + 1));
+    if (!grown)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    b->pools = grown;
+    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                 .descriptorCount = POOL_DESCRIPTORS};
+    VkDescriptorPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = POOL_SETS,
+                                     .poolSizeCount = 1,
+                                     .pPoolSizes = &size};
+    kcrt_status s = vk_check(d, d->vkCreateDescriptorPool(d->dev, &ci, NULL, &b->pools[b->npools]),
+                             "vkCreateDescriptorPool");
+    if (s == KCRT_OK) {
+        b->npools++;
+        d->stats.descriptor_pools_created++;
+    }
+    return s;
+}
+
+/* A set from the batch's pools, moving on to the next pool (made when
+ * needed) when one is full. */
+static kcrt_status allocate_set(vk_dev *d, vk_batch *b, VkDescriptorSetLayout layout, VkDescriptorSet *set)
+{
+    for (;;) {
+        bool fresh = b->cur_pool == b->npools;
+        if (fresh) {
+            kcrt_status s = new_pool(d, b);
+            if (s != KCRT_OK)
+                return s;
+        }
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = b->pools[b->cur_pool],
+                                          .descriptorSetCount = 1,
+                                          .pSetLayouts = &layout};
+        VkResult r = d->vkAllocateDescriptorSets(d->dev, &ai, set);
+        if (r == VK_SUCCESS) {
+            d->stats.descriptor_sets_allocated++;
+            return KCRT_OK;
+        }
+        if (fresh || (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL))
+            return vk_check(d, r, "vkAllocateDescriptorSets");
+        b->cur_pool++; /* this pool is full: the next one */
+    }
+}
+
+/* Where spilled scalars go: a piece of one of the batch's host-visible chunks. */
+static kcrt_status args_space(vk_dev *d, vk_batch *b, uint32_t size, vk_mem **chunk, VkDeviceSize *offset)
+{
+    VkDeviceSize align = d->caps.limits.minStorageBufferOffsetAlignment;
+    align = align ? align : 16;
+    VkDeviceSize at = (b->chunk_used + align - 1) / align * align;
+    if (b->cur_chunk < b->nchunks && at + size > b->chunks[b->cur_chunk].size) {
+        b->cur_chunk++;
+        at = 0;
+    }
+    if (b->cur_chunk == b->nchunks) {
+        vk_mem *grown = realloc(b->chunks, sizeof(vk_mem) * (size_t)(b->nchunks + 1));
+        if (!grown)
+            return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+        b->chunks = grown;
+        VkDeviceSize bytes = size > CHUNK_BYTES ? size : CHUNK_BYTES;
+        kcrt_status s =
+            vk_mem_create(d, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &b->chunks[b->nchunks]);
+        if (s != KCRT_OK)
+            return s;
+        b->nchunks++;
+        at = 0;
+    }
+    *chunk = &b->chunks[b->cur_chunk];
+    *offset = at;
+    b->chunk_used = at + size;
+    return KCRT_OK;
+}
+
+static vk_memo *memo_slot(vk_batch *b, const vk_module *m, const VkBuffer *bufs)
+{
+    uint64_t h = (uint64_t)(uintptr_t)m->layout->set * 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < m->nbuffers; i++)
+        h = (h ^ (uint64_t)bufs[i]) * 0x100000001b3ull;
+    return &b->memo[(h >> 20) % VK_MEMO];
+}
+
+static bool memo_hit(const vk_memo *e, const vk_module *m, const VkBuffer *bufs)
+{
+    return e->used && e->layout == m->layout->set && e->n == m->nbuffers &&
+           memcmp(e->bufs, bufs, sizeof(VkBuffer) * m->nbuffers) == 0;
+}
+
+static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l,
+                                  VkDescriptorSet *set)
+{
+    VkBuffer bufs[256];
+    VkDescriptorBufferInfo info[257];
+    VkDeviceSize max_range = d->caps.limits.maxStorageBufferRange;
+    for (int i = 0; i < m->nparams; i++)
+        if (m->slots[i].is_binding) {
+            const vk_buf *vb = l->buffers[i];
+            uint32_t k = m->slots[i].binding;
+            bufs[k] = vb->m.buf;
+            info[k] =
+                (VkDescriptorBufferInfo){vb->m.buf, 0, vb->m.size <= max_range ? VK_WHOLE_SIZE : max_range};
+        }
+    bool cacheable = !m->spilled && m->nbuffers <= VK_MEMO_BINDINGS;
+    vk_memo *e = cacheable ? memo_slot(b, m, bufs) : NULL;
+    if (e && memo_hit(e, m, bufs)) {
+        *set = e->set;
+        d->stats.descriptor_sets_reused++;
+        return KCRT_OK;
+    }
+    kcrt_status s = allocate_set(d, b, m->layout->set, set);
+    if (s != KCRT_OK)
+        return s;
+    uint32_t n = m->nbuffers;
+    if (m->spilled) {
+        vk_mem *chunk = NULL;
+        VkDeviceSize at = 0;
+        if ((s = args_space(d, b, l->args_size, &chunk, &at)) != KCRT_OK)
+            return s;
+        memcpy((char *)chunk->map + at, l->args, l->args_size);
+        info[n++] = (VkDescriptorBufferInfo){chunk->buf, at, l->args_size};
+    }
+    VkWriteDescriptorSet w[257];
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = *set,
+                                      .dstBinding = i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &info[i]};
+    d->vkUpdateDescriptorSets(d->dev, n, w, 0, NULL);
+    if (e) {
+        e->used = true;
+        e->layout = m->layout->set;
+        e->n = m->nbuffers;
+        memcpy(e->bufs, bufs, sizeof(VkBuffer) * m->nbuffers);
+        e->set = *set;
+    }
+    return KCRT_OK;
+}
+
+/* ---- hazards ----------------------------------------------------------------------------------------- */
+
+static bool listed(const VkBuffer *list, int n, VkBuffer b)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == b)
+            return true;
+    return false;
+}
+
+static void barrier(vk_dev *d, vk_batch *b)
+{
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    b->nwritten = b->nread = 0;
+    d->stats.barriers++;
+}
+
+/* A barrier before this dispatch if it depends on one since the last
+ * barrier (read after write, write after read or write); then note what
+ * it touches. */
+static void order(vk_dev *d, vk_batch *b, const rt_launch_desc *l, bool always)
+{
+    bool need = always && b->dispatches > 0;
+    int touched = 0;
+    for (int i = 0; i < l->nparams && !need; i++) {
+        if (!l->buffers[i])
+            continue;
+        VkBuffer vb = ((const vk_buf *)l->buffers[i])->m.buf;
+        need = listed(b->written, b->nwritten, vb) || (l->writes[i] && listed(b->read, b->nread, vb));
+        touched++;
+    }
+    if (need || b->nwritten + touched > VK_HAZARDS || b->nread + touched > VK_HAZARDS)
+        barrier(d, b);
+    for (int i = 0; i < l->nparams; i++) {
+        if (!l->buffers[i])
+            continue;
+        VkBuffer vb = ((const vk_buf *)l->buffers[i])->m.buf;
+        if (l->writes[i] && !listed(b->written, b->nwritten, vb))
+            b->written[b->nwritten++] = vb;
+        else if (!l->writes[i] && !listed(b->read, b->nread, vb))
+            b->read[b->nread++] = vb;
+    }
+}
+
+/* ---- dispatch
+ * ---------------------------------------------------------------------------------------------- */
+
+static kcrt_status record(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, bool serialise)
+{
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    kcrt_status s = m->layout->nbindings ? descriptor_set(d, b, m, l, &set) : KCRT_OK;
+    if (s != KCRT_OK)
+        return s;
+    order(d, b, l, serialise);
+    if (b->bound != m->pipe) {
+        d->vkCmdBindPipeline(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipe);
+        b->bound = m->pipe;
+    }
+    if (set)
+        d->vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout->pipe, 0, 1, &set, 0,
+                                   NULL);
+    if (!m->spilled && l->args_size)
+        d->vkCmdPushConstants(b->cmd, m->layout->pipe, VK_SHADER_STAGE_COMPUTE_BIT, 0, l->args_size, l->args);
+    d->vkCmdDispatch(b->cmd, l->grid[0], l->grid[1], l->grid[2]);
+    for (int i = 0; i < l->nparams; i++)
+        if (l->buffers[i])
+            ((vk_buf *)l->buffers[i])->last_serial = b->serial;
+    b->dispatches++;
+    d->stats.dispatches++;
+    return KCRT_OK;
+}
+
+kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l)
+{
+    vk_dev *d = dev;
+    if (d->lost)
+        return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
+    vk_batch *b;
+    kcrt_status s = recording(d, &b);
+    if (s == KCRT_OK)
+        s = record(d, b, module, l, false);
+    if (s != KCRT_OK)
+        return s;
+    d->stats.launches++;
+    if (b->dispatches >= MAX_DISPATCHES)
+        return submit(d);
+    return KCRT_OK;
+}
+
+/* ---- timing
+ * ------------------------------------------------------------------------------------------------- */
+
+static kcrt_status query_pool(vk_dev *d, uint32_t n)
+{
+    if (d->nqueries >= n)
+        return KCRT_OK;
+    if (d->queries)
+        d->vkDestroyQueryPool(d->dev, d->queries, NULL);
+    d->queries = VK_NULL_HANDLE;
+    d->nqueries = 0;
+    uint32_t size = 64;
+    while (size < n)
+        size *= 2;
+    VkQueryPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                .queryCount = size};
+    kcrt_status s = vk_check(d, d->vkCreateQueryPool(d->dev, &ci, NULL, &d->queries), "vkCreateQueryPool");
+    if (s == KCRT_OK)
+        d->nqueries = size;
+    return s;
+}
+
+static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l,
+                                int repeats)
+{
+    d->vkCmdResetQueryPool(b->cmd, d->queries, 0, (uint32_t)repeats * 2);
+    for (int r = 0; r < repeats; r++) {
+        /* the start stamp waits for the previous dispatch, so each interval holds one launch */
+        d->vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, d->queries, (uint32_t)r * 2);
+        kcrt_status s = record(d, b, m, l, true);
+        if (s != KCRT_OK)
+            return s;
+        d->vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->queries, (uint32_t)r * 2 + 1);
+    }
+    return KCRT_OK;
+}
+
+kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each)
+{
+    vk_dev *d = dev;
+    const kcrt_device_info *info = &d->ctx->info;
+    if (!info->timestamp_valid_bits)
+        return rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED, "'%s' has no timestamps on its compute queue",
+                       info->name);
+    kcrt_status s = vk_finish(d); /* earlier launches are not part of the timing */
+    vk_batch *b;
+    if (s == KCRT_OK)
+        s = query_pool(d, (uint32_t)repeats * 2);
+    if (s == KCRT_OK)
+        s = recording(d, &b);
+    if (s == KCRT_OK)
+        s = record_timed(d, b, module, l, repeats);
+    if (s != KCRT_OK) {
+        submit(d); /* do not leave a half-recorded batch */
+        vk_finish(d);
+        return s;
+    }
+    d->stats.launches += (uint64_t)repeats;
+    if ((s = vk_finish(d)) != KCRT_OK)
+        return s;
+    uint64_t *t = calloc((size_t)repeats * 2, sizeof(uint64_t));
+    if (!t)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    s = vk_check(d,
+                 d->vkGetQueryPoolResults(d->dev, d->queries, 0, (uint32_t)repeats * 2,
+                                          sizeof(uint64_t) * repeats * 2, t, sizeof(uint64_t),
+                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                 "vkGetQueryPoolResults");
+    uint64_t mask = info->timestamp_valid_bits >= 64 ? ~0ull : (1ull << info->timestamp_valid_bits) - 1;
+    for (int r = 0; s == KCRT_OK && r < repeats; r++) /* a counter that wrapped still subtracts right */
+        ns_each[r] = (double)((t[2 * r + 1] - t[2 * r]) & mask) * info->timestamp_period_ns;
+    free(t);
+    return s;
+}

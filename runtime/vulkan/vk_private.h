@@ -1,0 +1,236 @@
+/*
+ * vk_private.h — the Vulkan backend's shared state.
+ *
+ * Vulkan is loaded with dlopen (KCRT_VULKAN_LIBRARY or libvulkan.so.1) and
+ * every entry point comes from vkGetInstanceProcAddr/vkGetDeviceProcAddr
+ * into the tables below; the Vulkan headers give only types
+ * (VK_NO_PROTOTYPES), so libkcrt has no link-time dependency on Vulkan.
+ *
+ * Files: vk_instance.c (the loader, the instance, the validation layer,
+ * describing devices), vk_device.c (the logical device, feature and limit
+ * checks, pipelines, the ops table), vk_exec.c (batches of dispatches,
+ * descriptor sets, barriers, timing), vk_memory.c (buffers, staging).
+ */
+#ifndef KC_VK_PRIVATE_H
+#define KC_VK_PRIVATE_H
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include "../rt_private.h"
+
+/* X(name): entry points, by where they are looked up. */
+#define VK_GLOBAL_FNS(X)                                                                                     \
+    X(vkCreateInstance)                                                                                      \
+    X(vkEnumerateInstanceExtensionProperties)                                                                \
+    X(vkEnumerateInstanceLayerProperties)
+
+#define VK_INSTANCE_FNS(X)                                                                                   \
+    X(vkDestroyInstance)                                                                                     \
+    X(vkEnumeratePhysicalDevices)                                                                            \
+    X(vkGetPhysicalDeviceProperties)                                                                         \
+    X(vkGetPhysicalDeviceProperties2)                                                                        \
+    X(vkGetPhysicalDeviceFeatures2)                                                                          \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                              \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                                   \
+    X(vkEnumerateDeviceExtensionProperties)                                                                  \
+    X(vkCreateDevice)                                                                                        \
+    X(vkGetDeviceProcAddr)
+
+#define VK_DEVICE_FNS(X)                                                                                     \
+    X(vkDestroyDevice)                                                                                       \
+    X(vkGetDeviceQueue)                                                                                      \
+    X(vkDeviceWaitIdle)                                                                                      \
+    X(vkCreateBuffer)                                                                                        \
+    X(vkDestroyBuffer)                                                                                       \
+    X(vkGetBufferMemoryRequirements)                                                                         \
+    X(vkAllocateMemory)                                                                                      \
+    X(vkFreeMemory)                                                                                          \
+    X(vkBindBufferMemory)                                                                                    \
+    X(vkMapMemory)                                                                                           \
+    X(vkUnmapMemory)                                                                                         \
+    X(vkCreateShaderModule)                                                                                  \
+    X(vkDestroyShaderModule)                                                                                 \
+    X(vkCreateDescriptorSetLayout)                                                                           \
+    X(vkDestroyDescriptorSetLayout)                                                                          \
+    X(vkCreatePipelineLayout)                                                                                \
+    X(vkDestroyPipelineLayout)                                                                               \
+    X(vkCreateComputePipelines)                                                                              \
+    X(vkDestroyPipeline)                                                                                     \
+    X(vkCreateDescriptorPool)                                                                                \
+    X(vkDestroyDescriptorPool)                                                                               \
+    X(vkResetDescriptorPool)                                                                                 \
+    X(vkAllocateDescriptorSets)                                                                              \
+    X(vkUpdateDescriptorSets)                                                                                \
+    X(vkCreateCommandPool)                                                                                   \
+    X(vkDestroyCommandPool)                                                                                  \
+    X(vkAllocateCommandBuffers)                                                                              \
+    X(vkFreeCommandBuffers)                                                                                  \
+    X(vkResetCommandBuffer)                                                                                  \
+    X(vkBeginCommandBuffer)                                                                                  \
+    X(vkEndCommandBuffer)                                                                                    \
+    X(vkCmdBindPipeline)                                                                                     \
+    X(vkCmdBindDescriptorSets)                                                                               \
+    X(vkCmdPushConstants)                                                                                    \
+    X(vkCmdDispatch)                                                                                         \
+    X(vkCmdPipelineBarrier)                                                                                  \
+    X(vkCmdCopyBuffer)                                                                                       \
+    X(vkCmdFillBuffer)                                                                                       \
+    X(vkCmdResetQueryPool)                                                                                   \
+    X(vkCmdWriteTimestamp)                                                                                   \
+    X(vkCreateQueryPool)                                                                                     \
+    X(vkDestroyQueryPool)                                                                                    \
+    X(vkGetQueryPoolResults)                                                                                 \
+    X(vkCreateFence)                                                                                         \
+    X(vkDestroyFence)                                                                                        \
+    X(vkResetFences)                                                                                         \
+    X(vkWaitForFences)                                                                                       \
+    X(vkQueueSubmit)
+
+#define VK_DECLARE(name) PFN_##name name;
+
+/* The loader and one instance. */
+typedef struct vk_lib {
+    void *so;
+    PFN_vkGetInstanceProcAddr gipa;
+    VK_GLOBAL_FNS(VK_DECLARE)
+    VkInstance instance;
+    uint32_t api; /* the instance's API version */
+    VK_INSTANCE_FNS(VK_DECLARE)
+    PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT;
+    PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
+    VkDebugUtilsMessengerEXT messenger;
+    bool validation; /* the validation layer is on */
+    bool debug;      /* KCRT_LOG=debug */
+} vk_lib;
+
+/* What kc needs to know of a physical device beyond kcrt_device_info. */
+typedef struct vk_caps {
+    VkPhysicalDeviceLimits limits;
+    VkPhysicalDeviceMemoryProperties mem;
+    uint32_t api;
+    uint32_t queue_family; /* a family with compute (and, preferably, timestamps) */
+    uint32_t subgroup_ops; /* VkSubgroupFeatureFlags in compute */
+    bool float16, int64, storage16, float_atomics_buffer, float_atomics_shared;
+    bool ext_float16_int8, ext_atomic_float, ext_portability_subset;
+} vk_caps;
+
+kcrt_status vk_lib_open(vk_lib *L, bool validation, char *err, size_t errlen);
+void vk_lib_close(vk_lib *L);
+/* Physical devices kc can use (Vulkan 1.1 or newer); *n of them. */
+kcrt_status vk_physical_devices(vk_lib *L, VkPhysicalDevice *out, uint32_t max, uint32_t *n, char *err,
+                                size_t errlen);
+void vk_describe(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps *caps);
+const char *vk_result_name(VkResult r);
+void vk_validation_reset(void);
+
+/* ---- the device ------------------------------------------------------------------------------- */
+
+typedef struct vk_mem {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void *map; /* host address when mapped, else NULL */
+    VkDeviceSize size;
+} vk_mem;
+
+/* A buffer of the API. */
+typedef struct vk_buf {
+    vk_mem m;
+    uint64_t last_serial; /* the last batch whose work uses it */
+} vk_buf;
+
+/* Descriptor set and pipeline layouts, shared by variants of one shape. */
+typedef struct vk_layout {
+    uint32_t nbindings, push_size;
+    VkDescriptorSetLayout set;
+    VkPipelineLayout pipe;
+} vk_layout;
+
+typedef struct vk_module {
+    VkPipeline pipe;
+    const vk_layout *layout;
+    int nparams;
+    rt_slot *slots;    /* a copy of the variant's */
+    uint32_t nbuffers; /* bindings of buffer parameters */
+    bool spilled;
+    uint32_t args_size;
+    char name[128]; /* kernel[variant], for messages */
+} vk_module;
+
+enum { VK_MEMO = 64, VK_MEMO_BINDINGS = 32, VK_BATCHES = 3, VK_HAZARDS = 64 };
+
+/* A descriptor set the batch made, to reuse for the same buffers. */
+typedef struct vk_memo {
+    bool used;
+    VkDescriptorSetLayout layout;
+    uint32_t n;
+    VkBuffer bufs[VK_MEMO_BINDINGS];
+    VkDescriptorSet set;
+} vk_memo;
+
+/* One command buffer of launches, recorded until it is submitted, then
+ * in flight until its fence is waited for; its descriptor pools, memo and
+ * argument memory are recycled with it. */
+typedef struct vk_batch {
+    enum { VK_FREE, VK_RECORDING, VK_SUBMITTED } state;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    uint64_t serial;
+    uint32_t dispatches;
+    VkDescriptorPool *pools;
+    int npools, cur_pool;
+    vk_memo memo[VK_MEMO];
+    vk_mem *chunks; /* spilled scalars */
+    int nchunks, cur_chunk;
+    VkDeviceSize chunk_used;
+    VkBuffer written[VK_HAZARDS], read[VK_HAZARDS]; /* since the last barrier */
+    int nwritten, nread;
+    VkPipeline bound;
+} vk_batch;
+
+typedef struct vk_dev {
+    kcrt_context *ctx;
+    vk_lib lib;
+    VkPhysicalDevice pd;
+    vk_caps caps;
+    VkDevice dev;
+    VK_DEVICE_FNS(VK_DECLARE)
+    VkQueue queue;
+    VkCommandPool cmd_pool;
+    vk_layout layouts[32];
+    int nlayouts;
+    vk_batch batches[VK_BATCHES];
+    int recording;   /* the batch being recorded, or -1 */
+    uint64_t serial; /* of the newest batch */
+    VkCommandBuffer xfer_cmd;
+    VkFence xfer_fence;
+    vk_mem staging;
+    VkQueryPool queries;
+    uint32_t nqueries;
+    bool unified; /* buffers live in host-visible device memory */
+    bool lost;    /* the device was lost: everything fails */
+    kcrt_stats stats;
+} vk_dev;
+
+/* vk_device.c */
+kcrt_status vk_check(vk_dev *d, VkResult r, const char *call);
+int vk_memory_type(const vk_dev *d, uint32_t bits, VkMemoryPropertyFlags need, VkMemoryPropertyFlags want);
+
+/* vk_memory.c */
+kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host, vk_mem *m);
+void vk_mem_free(vk_dev *d, vk_mem *m);
+kcrt_status vk_buffer_create(void *dev, size_t bytes, void **buf);
+void vk_buffer_free(void *dev, void *buf);
+kcrt_status vk_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
+kcrt_status vk_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
+
+/* vk_exec.c */
+kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l);
+kcrt_status vk_finish(void *dev);
+kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+/* Waits until the work of batch `serial` (and every earlier one) is done,
+ * submitting it first if it is still being recorded. */
+kcrt_status vk_wait_serial(vk_dev *d, uint64_t serial);
+void vk_batches_free(vk_dev *d);
+
+#endif

@@ -1,0 +1,308 @@
+/*
+ * test_rt_batch.c — what the runtime does behind the API, read from its
+ * counters (kcrt_internal.h): launches between two kcrt_finish calls go
+ * into one submission, pipelines are made once per variant, descriptor
+ * sets are reused, barriers separate only dependent dispatches, transfers
+ * wait for the launches before them; and timed launches.
+ */
+#include "rt_test.h"
+
+static kcrt_stats stats(void)
+{
+    kcrt_stats s;
+    kcrt_stats_get(rt_ctx, &s);
+    return s;
+}
+
+/* x holds eighths, so y + a * x stays exact for many launches */
+static kcrt_buffer *eighths(int n, uint64_t seed, float *host)
+{
+    rt_rng r = {seed};
+    for (int i = 0; i < n; i++)
+        host[i] = (float)rt_int(&r, -16, 16) / 8.0f;
+    return rt_buf_from(host, sizeof(float) * (size_t)n);
+}
+
+static void test_thousand_launches_one_submission(void **state)
+{
+    (void)state;
+    enum { N = 256, LAUNCHES = 1000 };
+    float x[N], y[N];
+    kcrt_buffer *bx = eighths(N, 1, x), *by = eighths(N, 2, y);
+    kcrt_kernel *k = rt_kernel("saxpy");
+    kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    ASSERT_OK(kcrt_launch(k, args, 4)); /* the pipeline, outside the count */
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_stats before = stats();
+    for (int i = 0; i < LAUNCHES; i++)
+        ASSERT_OK(kcrt_launch(k, args, 4));
+    assert_int_equal(LAUNCHES, kcrt_pending_launches(rt_ctx));
+    assert_int_equal(before.submissions, stats().submissions); /* nothing submitted yet */
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_stats after = stats();
+    assert_int_equal(0, kcrt_pending_launches(rt_ctx));
+    assert_int_equal(1, after.submissions - before.submissions);
+    assert_int_equal(LAUNCHES, after.dispatches - before.dispatches);
+    assert_int_equal(0, after.pipelines_created - before.pipelines_created);
+    assert_true(after.descriptor_sets_allocated - before.descriptor_sets_allocated <= 1);
+    assert_true(after.descriptor_sets_reused - before.descriptor_sets_reused >= LAUNCHES - 1);
+    assert_true(after.descriptor_pools_created - before.descriptor_pools_created <= 1);
+    assert_int_equal(LAUNCHES - 1, after.barriers - before.barriers); /* each reads what the last wrote */
+    assert_int_equal(before.command_buffers_allocated, after.command_buffers_allocated);
+    float *got = rt_read(by);
+    for (int i = 0; i < N; i++)
+        if (got[i] != y[i] + (LAUNCHES + 1) * x[i])
+            fail_msg("y[%d] = %g after %d launches, expected %g", i, got[i], LAUNCHES + 1,
+                     y[i] + (LAUNCHES + 1) * x[i]);
+    free(got);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+static void test_independent_launches_need_no_barrier(void **state)
+{
+    (void)state;
+    enum { N = 128, OUTS = 8 };
+    float x[N], y[N];
+    kcrt_buffer *bx = eighths(N, 3, x), *outs[OUTS];
+    for (int i = 0; i < OUTS; i++)
+        outs[i] = eighths(N, 10 + (uint64_t)i, y);
+    kcrt_kernel *k = rt_kernel("saxpy");
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_stats before = stats();
+    for (int i = 0; i < OUTS; i++) { /* all read x, each writes its own y */
+        kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(2.0f), KCRT_BUF(bx), KCRT_BUF(outs[i])};
+        ASSERT_OK(kcrt_launch(k, args, 4));
+    }
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_stats after = stats();
+    assert_int_equal(0, after.barriers - before.barriers);
+    assert_int_equal(1, after.submissions - before.submissions);
+    /* a write after reads of the same buffer does need one */
+    kcrt_arg w[] = {KCRT_I32(N), KCRT_F32(2.0f), KCRT_BUF(outs[0]), KCRT_BUF(bx)};
+    kcrt_arg r[] = {KCRT_I32(N), KCRT_F32(2.0f), KCRT_BUF(bx), KCRT_BUF(outs[1])};
+    ASSERT_OK(kcrt_launch(k, r, 4));
+    ASSERT_OK(kcrt_launch(k, w, 4));
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    assert_int_equal(1, stats().barriers - after.barriers);
+    kcrt_buffer_free(bx);
+    for (int i = 0; i < OUTS; i++)
+        kcrt_buffer_free(outs[i]);
+}
+
+static void test_pipelines_made_once_per_variant(void **state)
+{
+    (void)state;
+    float x[64];
+    kcrt_buffer *bx = eighths(64, 4, x), *by = eighths(64, 5, x);
+    kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    kcrt_stats s0 = stats();
+    kcrt_kernel *a = rt_variant("saxpy", "SX_WG=32,SX_TM=1"); /* made here, before any launch */
+    assert_int_equal(1, stats().pipelines_created - s0.pipelines_created);
+    kcrt_kernel *b = rt_variant("saxpy", "SX_WG=128,SX_TM=1");
+    assert_int_equal(2, stats().pipelines_created - s0.pipelines_created);
+    for (int i = 0; i < 20; i++) {
+        ASSERT_OK(kcrt_launch(a, args, 4));
+        ASSERT_OK(kcrt_launch(b, args, 4));
+    }
+    assert_ptr_equal(a, rt_variant("saxpy", "SX_TM=1,SX_WG=32"));
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    assert_int_equal(2, stats().pipelines_created - s0.pipelines_created);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+static void test_pools_are_recycled(void **state)
+{
+    (void)state;
+    enum { N = 64, BUFS = 300 };
+    float x[N];
+    kcrt_buffer *bx = eighths(N, 6, x), *ys[BUFS];
+    for (int i = 0; i < BUFS; i++)
+        ys[i] = eighths(N, 100 + (uint64_t)i, x);
+    kcrt_kernel *k = rt_kernel("saxpy");
+    kcrt_stats s0 = stats();
+    for (int round = 0; round < 4; round++) { /* 300 different sets per batch: more than one pool holds */
+        for (int i = 0; i < BUFS; i++) {
+            kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(ys[i])};
+            ASSERT_OK(kcrt_launch(k, args, 4));
+        }
+        ASSERT_OK(kcrt_finish(rt_ctx));
+    }
+    kcrt_stats s1 = stats();
+    assert_int_equal(4 * BUFS, s1.descriptor_sets_allocated - s0.descriptor_sets_allocated);
+    /* the pools one batch needed are reset and used again: no new ones after the first rounds */
+    assert_true(s1.descriptor_pools_created - s0.descriptor_pools_created <= 3 * 3);
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < BUFS; i++) {
+            kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(ys[i])};
+            ASSERT_OK(kcrt_launch(k, args, 4));
+        }
+        ASSERT_OK(kcrt_finish(rt_ctx));
+    }
+    assert_int_equal(s1.descriptor_pools_created, stats().descriptor_pools_created);
+    kcrt_buffer_free(bx);
+    for (int i = 0; i < BUFS; i++)
+        kcrt_buffer_free(ys[i]);
+}
+
+static void test_long_runs_submit_on_their_own(void **state)
+{
+    (void)state;
+    float x[32];
+    kcrt_buffer *bx = eighths(32, 7, x), *by = eighths(32, 8, x);
+    kcrt_arg args[] = {KCRT_I32(32), KCRT_F32(0.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    kcrt_kernel *k = rt_kernel("saxpy");
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_stats s0 = stats();
+    for (int i = 0; i < 5000; i++) /* past 4096 a batch is submitted without waiting for kcrt_finish */
+        ASSERT_OK(kcrt_launch(k, args, 4));
+    assert_int_equal(1, stats().submissions - s0.submissions);
+    assert_int_equal(5000 - 4096, kcrt_pending_launches(rt_ctx));
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    assert_int_equal(2, stats().submissions - s0.submissions);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+/* ---- transfers and pending launches ----------------------------------------------------------- */
+
+static void test_write_waits_for_the_launch_before_it(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    float x[N], y[N], x2[N];
+    kcrt_buffer *bx = eighths(N, 9, x), *by = eighths(N, 10, y);
+    kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
+    for (int i = 0; i < N; i++)
+        x2[i] = 1000.0f;
+    ASSERT_OK(kcrt_buffer_write(bx, 0, x2, sizeof(x2))); /* the launch above must see the old x */
+    assert_int_equal(0, kcrt_pending_launches(rt_ctx));
+    float *got = rt_read(by);
+    for (int i = 0; i < N; i++)
+        if (got[i] != y[i] + x[i])
+            fail_msg("y[%d] = %g: the launch saw the later write", i, got[i]);
+    free(got);
+    /* a read waits too, without kcrt_finish */
+    ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
+    got = rt_read(by);
+    for (int i = 0; i < N; i++)
+        assert_true(got[i] == y[i] + x[i] + 1000.0f);
+    free(got);
+    /* a buffer no pending launch uses is written at once */
+    kcrt_buffer *other = rt_buf(64);
+    ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
+    kcrt_stats s0 = stats();
+    ASSERT_OK(kcrt_buffer_write(other, 0, x2, 64));
+    assert_int_equal(1, kcrt_pending_launches(rt_ctx));
+    assert_int_equal(s0.submissions, stats().submissions);
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_buffer_free(bx), kcrt_buffer_free(by), kcrt_buffer_free(other);
+}
+
+static void test_free_waits_for_pending_launches(void **state)
+{
+    (void)state;
+    float x[64];
+    kcrt_buffer *bx = eighths(64, 11, x), *by = eighths(64, 12, x);
+    kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
+    kcrt_buffer_free(
+        by); /* pending: the runtime submits and waits first (the validation layer would see it) */
+    assert_int_equal(0, kcrt_pending_launches(rt_ctx));
+    kcrt_buffer_free(bx);
+}
+
+static void test_bundle_free_with_pending_launches(void **state)
+{
+    (void)state;
+    kcrt_bundle *b;
+    kcrt_kernel *k;
+    ASSERT_OK(kcrt_bundle_load(rt_ctx, RT_BUNDLE, &b));
+    ASSERT_OK(kcrt_kernel_get(b, "saxpy", &k));
+    float x[64];
+    kcrt_buffer *bx = eighths(64, 13, x), *by = eighths(64, 14, x);
+    kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    ASSERT_OK(kcrt_launch(k, args, 4));
+    kcrt_bundle_free(b); /* its pipeline is in use: finished first */
+    assert_int_equal(0, kcrt_pending_launches(rt_ctx));
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+static void test_large_transfers_in_pieces(void **state)
+{
+    (void)state;
+    size_t n = (size_t)(20 << 20) / 4 + 3; /* past the 16 MiB staging piece, an odd size */
+    uint32_t *w = malloc(n * 4), *back = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        w[i] = (uint32_t)(i * 2654435761u);
+    kcrt_buffer *b = rt_buf(n * 4 + 2);
+    ASSERT_OK(kcrt_buffer_write(b, 2, w, n * 4)); /* an unaligned offset, too */
+    ASSERT_OK(kcrt_buffer_read(b, 2, back, n * 4));
+    assert_memory_equal(w, back, n * 4);
+    free(w), free(back);
+    kcrt_buffer_free(b);
+}
+
+/* ---- timing --------------------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_timed_launches(void **state)
+{
+    (void)state;
+    enum { N = 1 << 16, R = 7 };
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
+    kcrt_buffer *bx = eighths(N, 15, x), *by = eighths(N, 16, y);
+    kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    double ns[R];
+    for (int i = 0; i < R; i++)
+        ns[i] = -1;
+    kcrt_kernel *k = rt_variant("saxpy", "SX_WG=128,SX_TM=4");
+    ASSERT_OK(kcrt_launch(k, args, 4)); /* pending work is finished first, not timed */
+    kcrt_stats s0 = stats();
+    ASSERT_OK(kcrt_time_launch(k, args, 4, R, ns));
+    kcrt_stats s1 = stats();
+    assert_int_equal(2, s1.submissions - s0.submissions);
+    assert_int_equal(R, s1.dispatches - s0.dispatches);
+    assert_int_equal(R - 1, s1.barriers - s0.barriers); /* serialised */
+    qsort(ns, R, sizeof(double), cmp_double);
+    assert_true(ns[0] > 0);
+    assert_true(ns[R - 1] < 10e9);
+    float *got = rt_read(by); /* the timed launches ran: y = y0 + (1 + R) x */
+    for (int i = 0; i < N; i++)
+        if (got[i] != y[i] + (1 + R) * x[i])
+            fail_msg("y[%d] = %g, expected %g", i, got[i], y[i] + (1 + R) * x[i]);
+    free(got);
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_time_launch(k, args, 4, 0, ns));
+    ASSERT_CONTAINS(kcrt_error(rt_ctx), "repeats must be 1..100000");
+    kcrt_arg bad[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx)};
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_time_launch(k, bad, 3, 3, ns));
+    free(x), free(y);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+int main(void)
+{
+    int rc = rt_open_or_skip("test_rt_batch");
+    if (rc)
+        return rc;
+    if (rt_load_bundle())
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_thousand_launches_one_submission, rt_teardown),
+        cmocka_unit_test_teardown(test_independent_launches_need_no_barrier, rt_teardown),
+        cmocka_unit_test_teardown(test_pipelines_made_once_per_variant, rt_teardown),
+        cmocka_unit_test_teardown(test_pools_are_recycled, rt_teardown),
+        cmocka_unit_test_teardown(test_long_runs_submit_on_their_own, rt_teardown),
+        cmocka_unit_test_teardown(test_write_waits_for_the_launch_before_it, rt_teardown),
+        cmocka_unit_test_teardown(test_free_waits_for_pending_launches, rt_teardown),
+        cmocka_unit_test_teardown(test_bundle_free_with_pending_launches, rt_teardown),
+        cmocka_unit_test_teardown(test_large_transfers_in_pieces, rt_teardown),
+        cmocka_unit_test_teardown(test_timed_launches, rt_teardown),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return rt_close_all(failed);
+}

@@ -1,0 +1,596 @@
+/*
+ * cmd_run.c — kc run: launch one kernel of a bundle from the command line.
+ *
+ *   kc run BUNDLE KERNEL name=value... [buf=@file] [--out buf=file] [--variant V]
+ *          [--repeat N] [--device N] [--seed N] [--json]
+ *
+ * Every scalar parameter needs a value. Every buffer is allocated from its
+ * declared extent (evaluated with the scalars and the variant's tunables)
+ * and filled with random data as the kernel's `init` in the bundle says
+ * (uniform in [-1, 1) by default; normal, positive, ones, index) — never
+ * zeros — or from a raw file. The kernel runs once (its outputs are what
+ * --out writes), then --repeat more times with device timestamps; the
+ * median is the time reported.
+ */
+#include "kc_tools.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kc/kcrt.h"
+
+enum { MAX_PARAMS = 256, MAX_OUTS = 64 };
+
+typedef struct run_opts {
+    const char *bundle, *kernel, *variant;
+    const char *assign[MAX_PARAMS]; /* name=value as given */
+    int nassign;
+    const char *outs[MAX_OUTS]; /* buf=file */
+    int nouts;
+    int repeat, device;
+    uint64_t seed;
+    bool json;
+} run_opts;
+
+/* What one run holds, freed at the end. */
+typedef struct run_state {
+    kcrt_context *ctx;
+    kcrt_bundle *b;
+    kcrt_kernel *k;
+    const kcrt_kernel_info *ki;
+    kcrt_arg args[MAX_PARAMS];
+    kcrt_buffer *bufs[MAX_PARAMS];
+    size_t bytes[MAX_PARAMS];
+    const char *names[MAX_PARAMS + 64]; /* integer scalars and tunables, for expressions */
+    int64_t values[MAX_PARAMS + 64];
+    int nnames;
+    const char *variant, *why;
+} run_state;
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kc run: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return KC_EXIT_ERROR;
+}
+
+/* ---- options ----------------------------------------------------------------------------------- */
+
+static bool parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int parse_options(int argc, char **argv, run_opts *o)
+{
+    static const kc_opt opts[] = {{"--out", true},    {"--variant", true}, {"--repeat", true},
+                                  {"--device", true}, {"--seed", true},    {"--json", false}};
+    kc_args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 1};
+    *o = (run_opts){.repeat = 10, .device = -1, .seed = 1};
+    long long v;
+    for (int k; (k = kc_next_arg(&a, opts, 6)) != -2;) {
+        switch (k) {
+        case -3: return KC_EXIT_USAGE;
+        case -1:
+            if (!o->bundle)
+                o->bundle = a.positional;
+            else if (!o->kernel)
+                o->kernel = a.positional;
+            else if (!strchr(a.positional, '=') || o->nassign == MAX_PARAMS)
+                return kc_usage_error("run", "'%s' is not name=value", a.positional);
+            else
+                o->assign[o->nassign++] = a.positional;
+            break;
+        case 0:
+            if (!strchr(a.value, '=') || o->nouts == MAX_OUTS)
+                return kc_usage_error("run", "--out takes buffer=file, not '%s'", a.value);
+            o->outs[o->nouts++] = a.value;
+            break;
+        case 1: o->variant = a.value; break;
+        case 2:
+            if (!parse_int(a.value, 0, 100000, &v))
+                return kc_usage_error("run", "--repeat takes a count from 0 to 100000, not '%s'", a.value);
+            o->repeat = (int)v;
+            break;
+        case 3:
+            if (!parse_int(a.value, -1, 1000, &v))
+                return kc_usage_error("run", "--device takes a device index (see kc devices), not '%s'",
+                                      a.value);
+            o->device = (int)v;
+            break;
+        case 4:
+            if (!parse_int(a.value, 0, INT64_MAX, &v))
+                return kc_usage_error("run", "--seed takes a number, not '%s'", a.value);
+            o->seed = (uint64_t)v;
+            break;
+        default: o->json = true; break;
+        }
+    }
+    if (!o->bundle || !o->kernel)
+        return kc_usage_error("run", "give a bundle and a kernel");
+    return KC_EXIT_OK;
+}
+
+/* ---- scalars ------------------------------------------------------------------------------------ */
+
+/* The value given for a parameter (after "name="), or NULL. */
+static const char *given(const run_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < o->nassign; i++)
+        if (strncmp(o->assign[i], name, n) == 0 && o->assign[i][n] == '=')
+            return o->assign[i] + n + 1;
+    return NULL;
+}
+
+static int parse_scalar(const kcrt_param_info *p, const char *text, kcrt_arg *out)
+{
+    long long v;
+    char *end;
+    switch (p->type) {
+    case KCRT_TYPE_INT:
+        if (!parse_int(text, INT32_MIN, INT32_MAX, &v))
+            return fail("%s is an int: '%s' is not one", p->name, text);
+        *out = KCRT_I32(v);
+        return KC_EXIT_OK;
+    case KCRT_TYPE_UINT:
+        if (!parse_int(text, 0, UINT32_MAX, &v))
+            return fail("%s is a uint: '%s' is not one", p->name, text);
+        *out = KCRT_U32(v);
+        return KC_EXIT_OK;
+    case KCRT_TYPE_BOOL:
+        if (strcmp(text, "1") == 0 || strcmp(text, "true") == 0)
+            *out = KCRT_BOOL(true);
+        else if (strcmp(text, "0") == 0 || strcmp(text, "false") == 0)
+            *out = KCRT_BOOL(false);
+        else
+            return fail("%s is a bool: give 0, 1, true or false, not '%s'", p->name, text);
+        return KC_EXIT_OK;
+    default: {
+        errno = 0;
+        float f = strtof(text, &end);
+        if (!*text || *end || errno)
+            return fail("%s is a %s: '%s' is not a number", p->name, p->type_name, text);
+        *out = p->type == KCRT_TYPE_HALF ? KCRT_F16(kcrt_f32_to_f16(f)) : KCRT_F32(f);
+        return KC_EXIT_OK;
+    }
+    }
+}
+
+static void list_params(const kcrt_kernel_info *ki, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = 0;
+    for (int i = 0; i < ki->nparams && at < len; i++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s", i ? ", " : "", ki->params[i].name);
+}
+
+/* Every name=value names a parameter; every scalar has one; a buffer's is @file. */
+static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
+{
+    char list[1024];
+    list_params(ki, list, sizeof(list));
+    for (int i = 0; i < o->nassign; i++) {
+        const char *eq = strchr(o->assign[i], '=');
+        int j = 0;
+        while (j < ki->nparams &&
+               (strlen(ki->params[j].name) != (size_t)(eq - o->assign[i]) ||
+                strncmp(ki->params[j].name, o->assign[i], (size_t)(eq - o->assign[i])) != 0))
+            j++;
+        if (j == ki->nparams)
+            return fail("kernel '%s' has no parameter '%.*s' (its parameters: %s)", ki->name,
+                        (int)(eq - o->assign[i]), o->assign[i], list);
+        if (ki->params[j].kind == KCRT_PARAM_BUFFER && eq[1] != '@')
+            return fail("%s is a buffer: give %s=@FILE, or nothing for random data", ki->params[j].name,
+                        ki->params[j].name);
+    }
+    for (int j = 0; j < ki->nparams; j++)
+        if (ki->params[j].kind == KCRT_PARAM_SCALAR && !given(o, ki->params[j].name))
+            return fail("missing scalar '%s' (%s): give %s=VALUE", ki->params[j].name,
+                        ki->params[j].type_name, ki->params[j].name);
+    return KC_EXIT_OK;
+}
+
+/* ---- buffers ------------------------------------------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t next(rng *r)
+{
+    r->s ^= r->s >> 12, r->s ^= r->s << 25, r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+static double unit(rng *r) /* [0, 1) */
+{
+    return (double)(next(r) >> 11) / 9007199254740992.0;
+}
+
+static double normal(rng *r)
+{
+    double u = unit(r), v = unit(r);
+    return sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
+}
+
+/* One component of element i, for float-like types. */
+static double float_value(kcrt_init init, size_t i, rng *r)
+{
+    switch (init) {
+    case KCRT_INIT_NORMAL: return normal(r);
+    case KCRT_INIT_POSITIVE: return 1 - unit(r); /* (0, 1] */
+    case KCRT_INIT_ONES: return 1;
+    case KCRT_INIT_INDEX: return (double)i;
+    default: return 2 * unit(r) - 1;
+    }
+}
+
+static int64_t int_value(kcrt_init init, size_t i, rng *r, bool is_unsigned)
+{
+    switch (init) {
+    case KCRT_INIT_NORMAL: {
+        double v = llround(100 * normal(r));
+        return is_unsigned ? (int64_t)fabs(v) : (int64_t)v;
+    }
+    case KCRT_INIT_POSITIVE: return 1 + (int64_t)(next(r) % 1000);
+    case KCRT_INIT_ONES: return 1;
+    case KCRT_INIT_INDEX: return (int64_t)i;
+    default: return is_unsigned ? (int64_t)(next(r) % 1000) : (int64_t)(next(r) % 2000) - 1000;
+    }
+}
+
+/* Fills n elements of a buffer of p's type as its init says. */
+static void fill(const kcrt_param_info *p, unsigned char *data, size_t n, rng *r)
+{
+    size_t lanes = 1;
+    char kind = 'f';
+#define X(name, text, bytes, ln, k)                                                                          \
+    if (p->type == KCRT_TYPE_##name)                                                                         \
+        lanes = ln, kind = k;
+    KCRT_TYPES(X)
+#undef X
+    size_t comp = p->elem_bytes / lanes;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < lanes; c++) {
+            unsigned char *at = data + (i * lanes + c) * comp;
+            if (kind == 'f') {
+                float f = (float)float_value(p->init, i, r);
+                memcpy(at, &f, 4);
+            } else if (kind == 'h') {
+                uint16_t h = kcrt_f32_to_f16((float)float_value(p->init, i, r));
+                memcpy(at, &h, 2);
+            } else if (kind == 'b') {
+                uint32_t b = p->init == KCRT_INIT_ONES || p->init == KCRT_INIT_POSITIVE ? 1
+                             : p->init == KCRT_INIT_INDEX                               ? (uint32_t)(i & 1)
+                                                          : (uint32_t)(next(r) & 1);
+                memcpy(at, &b, 4);
+            } else {
+                int64_t v = int_value(p->init, i, r, kind == 'u');
+                if (comp == 8)
+                    memcpy(at, &v, 8);
+                else {
+                    int32_t w = (int32_t)v;
+                    memcpy(at, &w, 4);
+                }
+            }
+        }
+}
+
+static void *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *p = malloc(cap);
+    for (size_t got; p && (got = fread(p + len, 1, cap - len, f)) > 0;) {
+        len += got;
+        if (len == cap) {
+            unsigned char *bigger = realloc(p, cap *= 2);
+            if (!bigger)
+                free(p);
+            p = bigger;
+        }
+    }
+    fclose(f);
+    *n = len;
+    return p;
+}
+
+/* The elements a buffer parameter needs, or -1 when its extent is unknown. */
+static int elements(run_state *st, const kcrt_param_info *p, int64_t *n)
+{
+    char err[512];
+    *n = -1;
+    if (!p->extent)
+        return KC_EXIT_OK;
+    if (kcrt_eval(p->extent, st->names, st->values, st->nnames, n, err, sizeof(err)) != KCRT_OK)
+        return fail("the extent of %s cannot be evaluated: %s", p->name, err);
+    if (*n < 0)
+        return fail("the extent of %s, %s, is %lld", p->name, p->extent_text, (long long)*n);
+    return KC_EXIT_OK;
+}
+
+static int make_buffer(run_state *st, const run_opts *o, int i, rng *r)
+{
+    const kcrt_param_info *p = &st->ki->params[i];
+    int64_t n;
+    int rc = elements(st, p, &n);
+    if (rc)
+        return rc;
+    const char *file = given(o, p->name);
+    size_t have = 0, need = n < 0 ? 0 : (size_t)n * p->elem_bytes;
+    unsigned char *data = NULL;
+    if (file) {
+        if (!(data = read_file(file + 1, &have)))
+            return fail("cannot read %s for %s: %s", file + 1, p->name, strerror(errno));
+        if (n < 0)
+            need = have;
+        if (have < need) {
+            free(data);
+            return fail("%s has %zu bytes, but %s needs %zu (%lld elements of %s)", file + 1, have, p->name,
+                        need, (long long)n, p->type_name);
+        }
+    } else if (n < 0) {
+        return fail("the size of %s is not declared: give %s=@FILE", p->name, p->name);
+    } else if (!(data = malloc(need ? need : 1))) {
+        return fail("out of memory for %s (%zu bytes)", p->name, need);
+    } else
+        fill(p, data, (size_t)n, r);
+    kcrt_status s = kcrt_buffer_create(st->ctx, need ? need : 4, &st->bufs[i]);
+    if (s == KCRT_OK && need)
+        s = kcrt_buffer_write(st->bufs[i], 0, data, need);
+    free(data);
+    if (s != KCRT_OK)
+        return fail("buffer %s (%zu bytes): %s", p->name, need, kcrt_error(st->ctx));
+    st->bytes[i] = need;
+    st->args[i] = KCRT_BUF(st->bufs[i]);
+    return KC_EXIT_OK;
+}
+
+/* ---- the kernel -----------------------------------------------------------------------------------------
+ */
+
+/* Names for expressions: integer scalars, then the chosen variant's tunables. */
+static int collect_names(run_state *st)
+{
+    const kcrt_kernel_info *ki = st->ki;
+    for (int i = 0; i < ki->nparams; i++) {
+        const kcrt_param_info *p = &ki->params[i];
+        if (p->kind != KCRT_PARAM_SCALAR || p->type == KCRT_TYPE_FLOAT || p->type == KCRT_TYPE_HALF)
+            continue;
+        const kcrt_arg *a = &st->args[i];
+        st->names[st->nnames] = p->name;
+        st->values[st->nnames++] = a->type == KCRT_ARG_I32   ? (int64_t)a->v.i32
+                                   : a->type == KCRT_ARG_U32 ? (int64_t)a->v.u32
+                                                             : (int64_t)a->v.b;
+    }
+    char *copy = strdup(st->variant), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t && st->nnames < MAX_PARAMS + 64;
+         t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        for (int j = 0; j < ki->ntunables; j++)
+            if (strcmp(ki->tunables[j].name, t) == 0) {
+                st->names[st->nnames] = ki->tunables[j].name;
+                st->values[st->nnames++] = strtoll(eq + 1, NULL, 10);
+            }
+    }
+    free(copy);
+    return KC_EXIT_OK;
+}
+
+/* The kernel, its scalars, and the variant it will run. */
+static int prepare(run_state *st, const run_opts *o)
+{
+    kcrt_status s = o->variant ? kcrt_kernel_get_variant(st->b, o->kernel, o->variant, &st->k)
+                               : kcrt_kernel_get(st->b, o->kernel, &st->k);
+    if (s != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    st->ki = kcrt_kernel_info_get(st->k);
+    int rc = check_assignments(o, st->ki);
+    if (rc)
+        return rc;
+    kcrt_buffer *probe;
+    if (kcrt_buffer_create(st->ctx, 4, &probe) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    for (int i = 0; i < st->ki->nparams && !rc; i++)
+        if (st->ki->params[i].kind == KCRT_PARAM_SCALAR)
+            rc = parse_scalar(&st->ki->params[i], given(o, st->ki->params[i].name), &st->args[i]);
+        else
+            st->args[i] = KCRT_BUF(probe); /* for the choice of variant only */
+    if (!rc &&
+        kcrt_kernel_choose(st->k, st->args, (size_t)st->ki->nparams, &st->variant, &st->why) != KCRT_OK)
+        rc = fail("%s", kcrt_error(st->ctx));
+    kcrt_buffer_free(probe);
+    return rc ? rc : collect_names(st);
+}
+
+static int write_outputs(run_state *st, const run_opts *o)
+{
+    for (int k = 0; k < o->nouts; k++) {
+        const char *eq = strchr(o->outs[k], '=');
+        int i = 0;
+        while (i < st->ki->nparams &&
+               (strlen(st->ki->params[i].name) != (size_t)(eq - o->outs[k]) ||
+                strncmp(st->ki->params[i].name, o->outs[k], (size_t)(eq - o->outs[k])) != 0))
+            i++;
+        if (i == st->ki->nparams || !st->bufs[i])
+            return fail("--out %s: '%.*s' is not a buffer parameter of %s", o->outs[k],
+                        (int)(eq - o->outs[k]), o->outs[k], st->ki->name);
+        unsigned char *data = malloc(st->bytes[i] ? st->bytes[i] : 1);
+        if (!data || kcrt_buffer_read(st->bufs[i], 0, data, st->bytes[i]) != KCRT_OK) {
+            free(data);
+            return fail("reading %s: %s", st->ki->params[i].name, kcrt_error(st->ctx));
+        }
+        FILE *f = fopen(eq + 1, "wb");
+        bool ok = f && fwrite(data, 1, st->bytes[i], f) == st->bytes[i];
+        ok = f && fclose(f) == 0 && ok;
+        free(data);
+        if (!ok)
+            return fail("cannot write %s: %s", eq + 1, strerror(errno));
+    }
+    return KC_EXIT_OK;
+}
+
+/* ---- report
+ * ------------------------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct timing {
+    double median, min, max;
+    int64_t grid[3];
+    double bytes, flops; /* per launch; < 0 when the bundle does not say */
+} timing;
+
+static void measure_extras(run_state *st, timing *t)
+{
+    char err[256];
+    const char *at = st->ki->grid;
+    for (int d = 0; d < 3; d++) {
+        const char *semi = strchr(at, ';');
+        char e[256];
+        snprintf(e, sizeof(e), "%.*s", (int)(semi ? (size_t)(semi - at) : strlen(at)), at);
+        at = semi ? semi + 1 : at + strlen(at);
+        if (kcrt_eval(e, st->names, st->values, st->nnames, &t->grid[d], err, sizeof(err)) != KCRT_OK)
+            t->grid[d] = 0;
+    }
+    int64_t v;
+    t->bytes = st->ki->bytes &&
+                       kcrt_eval(st->ki->bytes, st->names, st->values, st->nnames, &v, err, sizeof(err)) == 0
+                   ? (double)v
+                   : -1;
+    t->flops = st->ki->flops &&
+                       kcrt_eval(st->ki->flops, st->names, st->values, st->nnames, &v, err, sizeof(err)) == 0
+                   ? (double)v
+                   : -1;
+}
+
+static void report_text(run_state *st, const run_opts *o, const timing *t)
+{
+    printf("kernel   %s\nvariant  %s (%s)\ndevice   %s [%s]\ngrid     %lld x %lld x %lld workgroups\n",
+           st->ki->name, *st->variant ? st->variant : "(no tunables)", st->why, kcrt_device_name(st->ctx),
+           kcrt_backend_name(st->ctx), (long long)t->grid[0], (long long)t->grid[1], (long long)t->grid[2]);
+    if (o->repeat == 0)
+        return;
+    printf("time     %.3f us median of %d (min %.3f, max %.3f), device timestamps\n", t->median / 1e3,
+           o->repeat, t->min / 1e3, t->max / 1e3);
+    if (t->bytes >= 0)
+        printf("memory   %.2f GB/s\n", t->bytes / t->median);
+    if (t->flops >= 0)
+        printf("compute  %.2f GFLOP/s\n", t->flops / t->median);
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    putchar('"');
+}
+
+static void report_json(run_state *st, const run_opts *o, const timing *t)
+{
+    printf("{\"kernel\": ");
+    json_string(st->ki->name);
+    printf(", \"variant\": ");
+    json_string(st->variant);
+    printf(", \"why\": ");
+    json_string(st->why);
+    printf(", \"device\": ");
+    json_string(kcrt_device_name(st->ctx));
+    printf(", \"backend\": \"%s\", \"grid\": [%lld, %lld, %lld], \"repeat\": %d", kcrt_backend_name(st->ctx),
+           (long long)t->grid[0], (long long)t->grid[1], (long long)t->grid[2], o->repeat);
+    if (o->repeat)
+        printf(", \"median_ns\": %.1f, \"min_ns\": %.1f, \"max_ns\": %.1f", t->median, t->min, t->max);
+    if (o->repeat && t->bytes >= 0)
+        printf(", \"bytes\": %.0f, \"gb_per_s\": %.3f", t->bytes, t->bytes / t->median);
+    if (o->repeat && t->flops >= 0)
+        printf(", \"flops\": %.0f, \"gflop_per_s\": %.3f", t->flops, t->flops / t->median);
+    printf("}\n");
+}
+
+static int launch_and_time(run_state *st, const run_opts *o)
+{
+    size_t n = (size_t)st->ki->nparams;
+    if (kcrt_launch(st->k, st->args, n) != KCRT_OK || kcrt_finish(st->ctx) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    int rc = write_outputs(st, o);
+    if (rc)
+        return rc;
+    timing t = {0};
+    measure_extras(st, &t);
+    if (o->repeat > 0) {
+        double *ns = calloc((size_t)o->repeat, sizeof(double));
+        if (!ns || kcrt_time_launch(st->k, st->args, n, o->repeat, ns) != KCRT_OK) {
+            free(ns);
+            return fail("timing: %s", kcrt_error(st->ctx));
+        }
+        qsort(ns, (size_t)o->repeat, sizeof(double), cmp_double);
+        t.min = ns[0], t.max = ns[o->repeat - 1];
+        t.median = o->repeat % 2 ? ns[o->repeat / 2] : (ns[o->repeat / 2 - 1] + ns[o->repeat / 2]) / 2;
+        free(ns);
+    }
+    if (o->json)
+        report_json(st, o, &t);
+    else
+        report_text(st, o, &t);
+    return KC_EXIT_OK;
+}
+
+static int run(run_state *st, const run_opts *o)
+{
+    kcrt_options opts = {"auto", o->device};
+    if (kcrt_open(&st->ctx, &opts) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    if (kcrt_bundle_load(st->ctx, o->bundle, &st->b) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    int rc = prepare(st, o);
+    rng r = {o->seed * 0x9E3779B97F4A7C15ull + 1};
+    for (int i = 0; !rc && i < st->ki->nparams; i++)
+        if (st->ki->params[i].kind == KCRT_PARAM_BUFFER)
+            rc = make_buffer(st, o, i, &r);
+    return rc ? rc : launch_and_time(st, o);
+}
+
+int kc_cmd_run(int argc, char **argv)
+{
+    run_opts *o = calloc(1, sizeof(run_opts));
+    run_state *st = calloc(1, sizeof(run_state));
+    int rc = !o || !st ? fail("out of memory") : parse_options(argc, argv, o);
+    if (rc == KC_EXIT_OK)
+        rc = run(st, o);
+    if (st)
+        kcrt_close(st->ctx); /* and the bundle and buffers with it */
+    free(o);
+    free(st);
+    return rc;
+}
