@@ -13,6 +13,7 @@
  * family fallback of DESIGN.md §6).
  */
 #include "rt_binary.h"
+#include "kc_support.h"
 #include "rt_private.h"
 
 #include <errno.h>
@@ -764,6 +765,7 @@ static bool read_variant_row(rd *r, sqlite3_stmt *st, rt_kernel *k, rt_variant *
         !col_int(r, st, 8, 0, 1, &spilled) || !col_int(r, st, 9, 0, INT32_MAX, &shared) ||
         !col_text(r, st, 10, &features, false))
         return false;
+
     for (int d = 0; d < 3; d++)
         i->wg[d] = (uint32_t)wg[d];
     i->args_size = (uint32_t)args_size;
@@ -787,6 +789,15 @@ static bool read_variant_row(rd *r, sqlite3_stmt *st, rt_kernel *k, rt_variant *
         v->features |= f.features;
         v->spirv_minor = f.minor;
     }
+    /* last: catches a binary damaged in a way that still parses */
+    const char *checksum;
+    char sum[65];
+    if (!col_text(r, st, 12, &checksum, false))
+        return false;
+    kc_sha256_hex(v->binary, v->size, sum);
+    if (strcmp(sum, checksum) != 0)
+        return bad(r, "the binary of variant '%s' (%s) is damaged: its checksum does not match", i->tunables,
+                   i->target);
     return true;
 }
 
@@ -796,7 +807,7 @@ static bool read_variants(rd *r, rt_kernel *k, int64_t id)
     r->row = 0;
     sqlite3_stmt *st =
         prepare(r, "SELECT tunables, target, binary, wg_x, wg_y, wg_z, args, args_size, spilled, "
-                   "shared_bytes, features, (SELECT count(*) FROM variants WHERE kernel_id = ?1) "
+                   "shared_bytes, features, (SELECT count(*) FROM variants WHERE kernel_id = ?1), checksum "
                    "FROM variants WHERE kernel_id = ?1 ORDER BY id");
     if (!st)
         return false;

@@ -88,6 +88,7 @@
     "  spilled INTEGER NOT NULL,\n"       /* spirv: scalars in a storage buffer at binding nbuffers */ \
     "  shared_bytes INTEGER NOT NULL,\n"  /* workgroup memory the variant uses */                   \
     "  features TEXT NOT NULL,\n"         /* what the device must offer: 'float16,int64,…' */       \
+    "  checksum TEXT NOT NULL,\n"         /* sha256 of binary: a damaged binary is caught at load */ \
     "  UNIQUE(kernel_id, tunables, target)\n"                                                       \
     ");\n"                                                                                          \
     /* measured winners: the variant to launch for a device and a shape */                         \

@@ -119,6 +119,27 @@ static bool write_params(sqlite3 *db, kc_arena *a, int64_t id, const kc_func *k,
     return true;
 }
 
+static kc_iexpr *with_defaults(kc_arena *a, const kc_program *prog, const kc_tunable **ts, int n, const kc_iexpr *e)
+{
+    if (!e)
+        return NULL;
+    if (e->op == KC_IX_NAME) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(ts[i]->name, e->name) == 0)
+                return kc_iexpr_name(a, e->name);
+        for (int i = 0; i < prog->tunables.len; i++) {
+            const kc_tunable *t = prog->tunables.items[i];
+            if (strcmp(t->name, e->name) == 0)
+                return kc_iexpr_const(a, t->def);
+        }
+        return kc_iexpr_name(a, e->name);
+    }
+    if (e->op == KC_IX_CONST)
+        return kc_iexpr_const(a, e->value);
+    return kc_iexpr_fold(a, kc_iexpr_make(a, e->op, with_defaults(a, prog, ts, n, e->a),
+                                          with_defaults(a, prog, ts, n, e->b), with_defaults(a, prog, ts, n, e->c)));
+}
+
 static bool write_space(sqlite3 *db, kc_arena *a, int64_t id, const kc_program *prog, const kc_func *k, kc_buf *err)
 {
     const kc_tunable *ts[256];
@@ -146,10 +167,14 @@ static bool write_space(sqlite3 *db, kc_arena *a, int64_t id, const kc_program *
         }
         if (!mine)
             continue;
+        /* tunables the kernel does not use are fixed at their defaults, so
+         * the constraint names only the kernel's own (the runtime and the
+         * tuner can evaluate it) */
+        kc_iexpr *cond = with_defaults(a, prog, ts, n, r->cond);
         kc_buf text = {0};
-        kc_iexpr_write_infix(&text, r->cond);
+        kc_iexpr_write_infix(&text, cond);
         bool ok = run(db, err, "INSERT INTO constraints(kernel_id, expr, text) VALUES(?1, ?2, ?3)", "itt", id,
-                      postfix(a, r->cond), text.data);
+                      postfix(a, cond), text.data);
         kc_buf_free(&text);
         if (!ok)
             return false;
@@ -180,12 +205,15 @@ static bool write_kernel(sqlite3 *db, kc_arena *a, const kc_bundle_kernel *bk, k
 bool kc_bundle_write_variant(sqlite3 *db, int64_t kernel_id, const char *tunables, const char *target,
                              const kc_variant_blob *b, kc_buf *err)
 {
+    char sum[65];
+    kc_sha256_hex(b->data, b->size, sum);
     return run(db, err,
                "INSERT OR REPLACE INTO variants(kernel_id, tunables, target, binary, wg_x, wg_y, wg_z, args, "
-               "args_size, spilled, shared_bytes, features) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-               "ittbiiitiiit", kernel_id, tunables, target, b->data, b->size, (int64_t)b->wg[0], (int64_t)b->wg[1],
+               "args_size, spilled, shared_bytes, features, checksum) "
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+               "ittbiiitiiitt", kernel_id, tunables, target, b->data, b->size, (int64_t)b->wg[0], (int64_t)b->wg[1],
                (int64_t)b->wg[2], b->args, (int64_t)b->args_size, (int64_t)b->spilled, (int64_t)b->shared_bytes,
-               b->features);
+               b->features, sum);
 }
 
 static bool write_all(sqlite3 *db, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, kc_buf *err)

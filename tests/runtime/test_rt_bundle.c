@@ -173,6 +173,8 @@ static void test_damaged_rows(void **state)
          "its SPIR-V is 4 bytes, shorter than a module header"},
         {"UPDATE variants SET binary = 'text' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "column 'binary' is not a blob"},
+        {"UPDATE variants SET checksum = 'b0a7' WHERE tunables = 'SX_WG=32,SX_TM=1'",
+         "the binary of variant 'SX_WG=32,SX_TM=1' (spirv) is damaged: its checksum does not match"},
         {"UPDATE variants SET args = '@0;@1' WHERE tunables = 'SX_WG=32,SX_TM=1'",
          "args '@0;@1' does not have 4 "
          "parts"},

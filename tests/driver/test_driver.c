@@ -1,0 +1,143 @@
+/*
+ * test_driver.c — kc build's bundles: atomic writes, the constraints a
+ * kernel carries, checksums, kc.yaml errors at their line, kc info and
+ * kc export.
+ */
+#include "kc_test.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kc_build.h"
+
+static char dir[] = "/tmp/kc-driver-test-XXXXXX";
+
+static int build(const char *input, const char *out, FILE *log)
+{
+    const char *inputs[] = {input};
+    kc_build_options o = {inputs, 1, NULL, 0, false, out, log, true};
+    return kc_build(&o);
+}
+
+static char *query(const char *bundle, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_open_v2(bundle, &db, SQLITE_OPEN_READONLY, NULL);
+    sqlite3_stmt *st;
+    kc_buf out = {0};
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+        while (sqlite3_step(st) == SQLITE_ROW)
+            kc_buf_printf(&out, "%s|%s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return kc_buf_take(&out);
+}
+
+static void constraints_name_only_the_kernels_tunables(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof(out), "%s/c.kcb", dir);
+    assert_int_equal(0, build(KC_SRC("tests/driver/constraint_foreign_tunable.kc"), out, stderr));
+    char *rows = query(out, "SELECT k.name, c.expr FROM constraints c JOIN kernels k ON k.id = c.kernel_id "
+                            "ORDER BY k.name");
+    assert_string_equal("both_ab|A B * 256 <=\nonly_a|A 2 * 256 <=\n", rows);
+    free(rows);
+}
+
+static void checksums_match_binaries(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof(out), "%s/s.kcb", dir);
+    assert_int_equal(0, build(KC_SRC("tests/ir/golden/saxpy.kc"), out, stderr));
+    sqlite3 *db;
+    sqlite3_open_v2(out, &db, SQLITE_OPEN_READONLY, NULL);
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "SELECT binary, checksum FROM variants", -1, &st, NULL);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char sum[65];
+        kc_sha256_hex(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), sum);
+        assert_string_equal(sum, (const char *)sqlite3_column_text(st, 1));
+        n++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    assert_int_equal(1, n);
+}
+
+static void failed_build_keeps_the_old_bundle(void **state)
+{
+    (void)state;
+    char out[256], bad[256];
+    snprintf(out, sizeof(out), "%s/keep.kcb", dir);
+    snprintf(bad, sizeof(bad), "%s/bad.kc", dir);
+    assert_int_equal(0, build(KC_SRC("tests/ir/golden/saxpy.kc"), out, stderr));
+    struct stat before, after;
+    stat(out, &before);
+    FILE *f = fopen(bad, "w");
+    fputs("KC_KERNEL void broken(\n", f);
+    fclose(f);
+    FILE *log = tmpfile();
+    assert_int_equal(1, build(bad, out, log));
+    stat(out, &after);
+    assert_true(before.st_ino == after.st_ino && before.st_size == after.st_size);
+    char *rows = query(out, "SELECT name, default_variant FROM kernels");
+    assert_string_equal("saxpy|WG=128,TM=4\n", rows);
+    free(rows);
+    /* and no temporary files are left beside it */
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "ls %s | grep -c tmp", dir);
+    FILE *p = popen(cmd, "r");
+    int tmp = -1;
+    assert_int_equal(1, fscanf(p, "%d", &tmp));
+    pclose(p);
+    assert_int_equal(0, tmp);
+    fclose(log);
+}
+
+static void yaml_errors_are_located(void **state)
+{
+    (void)state;
+    char pkg[256], path[300];
+    snprintf(pkg, sizeof(pkg), "%s/pkg", dir);
+    mkdir(pkg, 0755);
+    snprintf(path, sizeof(path), "%s/saxpy.kc", pkg);
+    size_t n;
+    char *src = kc_read_file(KC_SRC("tests/ir/golden/saxpy.kc"), &n);
+    kc_write_file_atomic(path, src, n);
+    free(src);
+    snprintf(path, sizeof(path), "%s/kc.yaml", pkg);
+    const char *yaml = "package: demo\nkernels:\n  saxpy:\n    shapes: [{n: 100}, {m: 3}]\n    init: {x: wobbly}\n"
+                       "    tolerance: loose\n  gone:\n    shapes: [{n: 1}]\n";
+    kc_write_file_atomic(path, yaml, strlen(yaml));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    assert_int_equal(1, build(pkg, NULL, log));
+    fclose(log);
+    ASSERT_CONTAINS(text, "kc.yaml:6:16: error: tolerance: must be a non-negative number");
+    ASSERT_CONTAINS(text, "names 'm', which is not one of its integer parameters");
+    ASSERT_CONTAINS(text, "'wobbly' is not a known initialisation");
+    ASSERT_CONTAINS(text, "kc.yaml:7:3: error: kc.yaml describes kernel 'gone'");
+    free(text);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(constraints_name_only_the_kernels_tunables),
+        cmocka_unit_test(checksums_match_binaries),
+        cmocka_unit_test(failed_build_keeps_the_old_bundle),
+        cmocka_unit_test(yaml_errors_are_located),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
