@@ -49,7 +49,8 @@ static int by_location(const void *x, const void *y)
 
 void kc_diag_flush(kc_diag *d)
 {
-    qsort(d->pending, (size_t)d->npending, sizeof(*d->pending), by_location);
+    if (d->npending) /* qsort(NULL, 0, …) is undefined, and UBSan says so */
+        qsort(d->pending, (size_t)d->npending, sizeof(*d->pending), by_location);
     for (int i = 0; i < d->npending; i++) {
         kc_buf *t = &d->pending[i].text;
         if (t->len) {
