@@ -1,0 +1,214 @@
+/*
+ * llvm_math.c — the math built-ins.
+ *
+ * What LLVM does exactly on both targets is used as it is, on half and
+ * vectors too: fabs floor ceil round (halves away from zero, C's roundf)
+ * fmin fmax (minnum/maxnum: the number wins over a NaN) fma copysign, and
+ * sqrt (correctly rounded: AMDGPU expands llvm.sqrt.f32 so by default,
+ * NVPTX emits sqrt.rn; half goes through float, which is exact here since
+ * float has more than twice half's precision).
+ *
+ * TEMPORARY until kc's math library lands: the library, written in kc's
+ * DSL, will expand sinf, expf, erff, … into plain kir before any backend,
+ * making them accurate everywhere. Until then the transcendental functions
+ * use each target's native instructions, as the SPIR-V backend does, with
+ * small helps: sin/cos/tan first reduce the argument by 2*pi (Cody-Waite,
+ * three parts) so that phases of thousands of radians keep their accuracy;
+ * tanh and erf, which neither target has, are short formulas (about 3 and
+ * 5 ulp with an exact exp). powf is exp2(y * log2(x)), like GLSL's Pow:
+ * undefined for x < 0. The kc_fast_* forms are the native instructions
+ * alone. Transcendental functions on half are computed in float.
+ */
+#include "llvm_private.h"
+
+static const double two_pi = 6.283185307179586476925286766559;
+
+bool lw_is_math(kc_builtin b)
+{
+    return (b >= KC_B_SQRT && b <= KC_B_COPYSIGN) || (b >= KC_B_FAST_SQRT && b <= KC_B_FAST_DIV);
+}
+
+static LLVMValueRef f1(lw *W, const char *name, LLVMValueRef x)
+{
+    LLVMTypeRef t = LLVMTypeOf(x);
+    return lw_intrinsic(W, name, &t, 1, &x, 1);
+}
+
+static LLVMValueRef fmul(lw *W, LLVMValueRef a, double k)
+{
+    return LLVMBuildFMul(W->b, a, lw_f32c(W, k), "");
+}
+
+static LLVMValueRef fma3(lw *W, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    LLVMTypeRef t = lw_f32(W);
+    return lw_intrinsic(W, "llvm.fma", &t, 1, (LLVMValueRef[]){a, b, c}, 3);
+}
+
+/* a * x + b, for polynomials in Horner form */
+static LLVMValueRef horner(lw *W, LLVMValueRef x, const double *c, int n)
+{
+    LLVMValueRef p = lw_f32c(W, c[0]);
+    for (int i = 1; i < n; i++)
+        p = LLVMBuildFAdd(W->b, LLVMBuildFMul(W->b, p, x, ""), lw_f32c(W, c[i]), "");
+    return p;
+}
+
+static LLVMValueRef copysign_(lw *W, LLVMValueRef mag, LLVMValueRef sign)
+{
+    LLVMTypeRef t = lw_f32(W);
+    return lw_intrinsic(W, "llvm.copysign", &t, 1, (LLVMValueRef[]){mag, sign}, 2);
+}
+
+/* x - k * 2pi with k = rint(x / 2pi), the product subtracted in three
+ * parts with fma, so r in [-pi, pi] is accurate to a few ulp for |x| far
+ * beyond the phases audio kernels meet. */
+static LLVMValueRef reduce_2pi(lw *W, LLVMValueRef x)
+{
+    float c1 = (float)two_pi;
+    float c2 = (float)(two_pi - c1);
+    float c3 = (float)(two_pi - c1 - c2);
+    LLVMValueRef k = f1(W, "llvm.rint", fmul(W, x, 1.0 / two_pi));
+    LLVMValueRef nk = LLVMBuildFNeg(W->b, k, "");
+    LLVMValueRef r = fma3(W, nk, lw_f32c(W, c1), x);
+    r = fma3(W, nk, lw_f32c(W, c2), r);
+    return fma3(W, nk, lw_f32c(W, c3), r);
+}
+
+static LLVMValueRef native(lw *W, lw_math op, LLVMValueRef x, LLVMValueRef y)
+{
+    return W->arch->math(W, op, x, y);
+}
+
+/* tanh: a Pade approximant (Lambert's continued fraction) near 0, where
+ * 1 - 2 / (e^2|x| + 1) would cancel, and that formula beyond. */
+static LLVMValueRef tanh_(lw *W, LLVMValueRef x, bool fast)
+{
+    LLVMBuilderRef B = W->b;
+    LLVMValueRef x2 = LLVMBuildFMul(B, x, x, "");
+    static const double num[] = {1, 378, 17325, 135135}, den[] = {28, 3150, 62370, 135135};
+    LLVMValueRef small =
+        LLVMBuildFDiv(B, LLVMBuildFMul(B, x, horner(W, x2, num, 4), ""), horner(W, x2, den, 4), "");
+    LLVMValueRef ax = f1(W, "llvm.fabs", x);
+    LLVMValueRef e = native(W, fast ? LW_FAST_EXP : LW_EXP, fmul(W, ax, 2.0), NULL);
+    LLVMValueRef e1 = LLVMBuildFAdd(B, e, lw_f32c(W, 1.0), "");
+    LLVMValueRef q =
+        fast ? native(W, LW_FAST_DIV, lw_f32c(W, 2.0), e1) : LLVMBuildFDiv(B, lw_f32c(W, 2.0), e1, "");
+    LLVMValueRef big = copysign_(W, LLVMBuildFSub(B, lw_f32c(W, 1.0), q, ""), x);
+    LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, ax, lw_f32c(W, 0.625), "");
+    return LLVMBuildSelect(B, near0, small, big, "");
+}
+
+/* erf: the Taylor series to x^13 below 0.5; Abramowitz and Stegun 7.1.26
+ * (absolute error 1.5e-7) above. */
+static LLVMValueRef erf_(lw *W, LLVMValueRef x)
+{
+    LLVMBuilderRef B = W->b;
+    LLVMValueRef x2 = LLVMBuildFMul(B, x, x, "");
+    static const double taylor[] = {1.0 / 9360, -1.0 / 1320, 1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1};
+    LLVMValueRef small = LLVMBuildFMul(B, fmul(W, x, 1.1283791670955126), horner(W, x2, taylor, 7), "");
+    LLVMValueRef ax = f1(W, "llvm.fabs", x);
+    LLVMValueRef t =
+        LLVMBuildFDiv(B, lw_f32c(W, 1.0), LLVMBuildFAdd(B, fmul(W, ax, 0.3275911), lw_f32c(W, 1.0), ""), "");
+    static const double as[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592, 0};
+    LLVMValueRef poly = horner(W, t, as, 6);
+    LLVMValueRef ex = native(W, LW_EXP, LLVMBuildFNeg(B, x2, ""), NULL);
+    LLVMValueRef big = LLVMBuildFSub(B, lw_f32c(W, 1.0), LLVMBuildFMul(B, poly, ex, ""), "");
+    LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, ax, lw_f32c(W, 0.5), "");
+    return LLVMBuildSelect(B, near0, small, copysign_(W, big, x), "");
+}
+
+static LLVMValueRef pow_(lw *W, LLVMValueRef x, LLVMValueRef y, bool fast)
+{
+    LLVMValueRef l = native(W, fast ? LW_FAST_LOG2 : LW_LOG2, x, NULL);
+    return native(W, fast ? LW_FAST_EXP2 : LW_EXP2, LLVMBuildFMul(W->b, y, l, ""), NULL);
+}
+
+static LLVMValueRef tan_(lw *W, LLVMValueRef x)
+{
+    LLVMValueRef r = reduce_2pi(W, x);
+    return LLVMBuildFDiv(W->b, native(W, LW_SIN_REDUCED, r, NULL), native(W, LW_COS_REDUCED, r, NULL), "");
+}
+
+/* One float lane of a transcendental function. */
+static LLVMValueRef lane(lw *W, kc_builtin b, LLVMValueRef x, LLVMValueRef y)
+{
+    switch (b) {
+    case KC_B_RSQRT: return LLVMBuildFDiv(W->b, lw_f32c(W, 1.0), f1(W, "llvm.sqrt", x), "");
+    case KC_B_EXP: return native(W, LW_EXP, x, NULL);
+    case KC_B_EXP2: return native(W, LW_EXP2, x, NULL);
+    case KC_B_LOG: return native(W, LW_LOG, x, NULL);
+    case KC_B_LOG2: return native(W, LW_LOG2, x, NULL);
+    case KC_B_POW: return pow_(W, x, y, false);
+    case KC_B_SIN: return native(W, LW_SIN_REDUCED, reduce_2pi(W, x), NULL);
+    case KC_B_COS: return native(W, LW_COS_REDUCED, reduce_2pi(W, x), NULL);
+    case KC_B_TAN: return tan_(W, x);
+    case KC_B_TANH: return tanh_(W, x, false);
+    case KC_B_ERF: return erf_(W, x);
+    case KC_B_FAST_SQRT: return native(W, LW_FAST_SQRT, x, NULL);
+    case KC_B_FAST_RSQRT: return native(W, LW_FAST_RSQRT, x, NULL);
+    case KC_B_FAST_EXP: return native(W, LW_FAST_EXP, x, NULL);
+    case KC_B_FAST_EXP2: return native(W, LW_FAST_EXP2, x, NULL);
+    case KC_B_FAST_LOG: return native(W, LW_FAST_LOG, x, NULL);
+    case KC_B_FAST_LOG2: return native(W, LW_FAST_LOG2, x, NULL);
+    case KC_B_FAST_POW: return pow_(W, x, y, true);
+    case KC_B_FAST_SIN: return native(W, LW_FAST_SIN, x, NULL);
+    case KC_B_FAST_COS: return native(W, LW_FAST_COS, x, NULL);
+    case KC_B_FAST_TAN:
+        return native(W, LW_FAST_DIV, native(W, LW_FAST_SIN, x, NULL), native(W, LW_FAST_COS, x, NULL));
+    case KC_B_FAST_TANH: {
+        LLVMValueRef t = native(W, LW_FAST_TANH, x, NULL);
+        return t ? t : tanh_(W, x, true);
+    }
+    case KC_B_FAST_DIV: return native(W, LW_FAST_DIV, x, y);
+    default: break;
+    }
+    lw_fail(W, "internal error: no LLVM lowering for '%s'", kc_builtins[b].name);
+    return x;
+}
+
+/* Runs lane() on each component, in float. */
+static LLVMValueRef per_lane(lw *W, kc_builtin b, const kc_type *t, LLVMValueRef *a)
+{
+    const kc_type *ft = kc_type_vector(KC_S_FLOAT, t->lanes);
+    LLVMValueRef x = lw_convert(W, a[0], t, ft), y = a[1] ? lw_convert(W, a[1], t, ft) : NULL;
+    LLVMValueRef r;
+    if (t->lanes == 1) {
+        r = lane(W, b, x, y);
+    } else {
+        r = LLVMGetPoison(lw_type(W, ft));
+        for (int i = 0; i < t->lanes; i++) {
+            LLVMValueRef k = lw_u32(W, (uint32_t)i);
+            LLVMValueRef xi = LLVMBuildExtractElement(W->b, x, k, "");
+            LLVMValueRef yi = y ? LLVMBuildExtractElement(W->b, y, k, "") : NULL;
+            r = LLVMBuildInsertElement(W->b, r, lane(W, b, xi, yi), k, "");
+        }
+    }
+    return lw_convert(W, r, ft, t);
+}
+
+static LLVMValueRef exact(lw *W, const char *name, const kc_type *t, LLVMValueRef *a, int n)
+{
+    LLVMTypeRef rt = lw_type(W, t);
+    return lw_intrinsic(W, name, &rt, 1, a, n);
+}
+
+LLVMValueRef lw_math_builtin(lw *W, kc_builtin b, const kc_type *t, LLVMValueRef *a)
+{
+    switch (b) {
+    case KC_B_FABS: return exact(W, "llvm.fabs", t, a, 1);
+    case KC_B_FLOOR: return exact(W, "llvm.floor", t, a, 1);
+    case KC_B_CEIL: return exact(W, "llvm.ceil", t, a, 1);
+    case KC_B_ROUND: return exact(W, "llvm.round", t, a, 1);
+    case KC_B_FMIN: return exact(W, "llvm.minnum", t, a, 2);
+    case KC_B_FMAX: return exact(W, "llvm.maxnum", t, a, 2);
+    case KC_B_FMA: return exact(W, "llvm.fma", t, a, 3);
+    case KC_B_COPYSIGN: return exact(W, "llvm.copysign", t, a, 2);
+    case KC_B_SQRT: {
+        const kc_type *ft = kc_type_vector(KC_S_FLOAT, t->lanes);
+        LLVMValueRef x = lw_convert(W, a[0], t, ft);
+        return lw_convert(W, exact(W, "llvm.sqrt", ft, &x, 1), ft, t);
+    }
+    default: return per_lane(W, b, t, a);
+    }
+}
