@@ -26,7 +26,12 @@
 
 #include "kc_ir.h"
 
-typedef enum { KC_LLVM_AMDGPU, KC_LLVM_NVPTX } kc_llvm_arch;
+/* HOST is the CPU kc runs on, for kc's own tests: the kernel becomes
+ * void name(const void *kernargs, const int32_t ids[9]) with the arguments
+ * in the layout below and ids = local x y z, group x y z, num_groups x y z;
+ * the caller runs the work-items one at a time, so there are no barriers,
+ * and a subgroup is one work-item. The binary is a shared object. */
+typedef enum { KC_LLVM_AMDGPU, KC_LLVM_NVPTX, KC_LLVM_HOST } kc_llvm_arch;
 
 /* What a target name means to the backend. */
 typedef struct kc_llvm_target {
@@ -35,13 +40,13 @@ typedef struct kc_llvm_target {
     int wave_size; /* the subgroup size kernels see */
 } kc_llvm_target;
 
-/* Parses a target name (gfx followed by a processor, or sm_NN); false if
- * it is neither. Which names kc offers is the driver's table
+/* Parses a target name (gfx followed by a processor, sm_NN, or host);
+ * false if it is none of them. Which names kc offers is the driver's table
  * (compiler/driver/targets.c), not this function. */
 bool kc_llvm_target_parse(const char *name, kc_llvm_target *out);
 
 typedef enum {
-    KC_LLVM_OUT_BINARY, /* AMDGPU: the linked code object; NVPTX: PTX text */
+    KC_LLVM_OUT_BINARY, /* AMDGPU: the linked code object; NVPTX: PTX text; host: a shared object */
     KC_LLVM_OUT_IR,     /* LLVM IR text, after optimisation */
     KC_LLVM_OUT_ASM,    /* AMDGPU assembly text; NVPTX: PTX text */
 } kc_llvm_output;

@@ -38,6 +38,10 @@ static bool alnum_from(const char *s)
 bool kc_llvm_target_parse(const char *name, kc_llvm_target *out)
 {
     size_t n = strlen(name);
+    if (!strcmp(name, "host")) {
+        *out = (kc_llvm_target){name, KC_LLVM_HOST, 1};
+        return true;
+    }
     if (!strncmp(name, "gfx", 3) && (n == 6 || n == 7) && name[3] >= '1' && name[3] <= '9' &&
         alnum_from(name + 3)) {
         *out = (kc_llvm_target){name, KC_LLVM_AMDGPU, n == 7 ? 32 : 64};
@@ -320,7 +324,7 @@ static void add_attr(lw *W, unsigned index, const char *name, uint64_t value)
 static LLVMTypeRef param_type(lw *W, const kc_ir_param *p)
 {
     if (p->is_buffer)
-        return LLVMPointerTypeInContext(W->ctx, 1);
+        return LLVMPointerTypeInContext(W->ctx, W->arch->as_global);
     return p->type->scalar == KC_S_BOOL ? lw_i32(W) : lw_type(W, p->type);
 }
 
@@ -338,9 +342,27 @@ static void buffer_attrs(lw *W, const kc_ir_param *p, unsigned index)
     add_attr(W, index, "align", elem * (uint32_t)p->type->lanes);
 }
 
+/* The host's kernel is void name(const void *kernargs, const int ids[9]):
+ * the arguments laid out as on a GPU, and local, group and num_groups ids
+ * in x, y, z order. */
+static void declare_host_kernel(lw *W)
+{
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(W->ctx, 0);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(W->ctx), (LLVMTypeRef[]){ptr, ptr}, 2, 0);
+    W->kernel = LLVMAddFunction(W->mod, W->fn->name, fty);
+    LLVMSetValueName2(LLVMGetParam(W->kernel, 0), "kernargs", 8);
+    LLVMSetValueName2(LLVMGetParam(W->kernel, 1), "ids", 3);
+    add_attr(W, LLVMAttributeFunctionIndex, "nounwind", 0);
+    W->arch->kernel(W);
+}
+
 static void declare_kernel(lw *W)
 {
     const kc_ir_func *k = W->fn;
+    if (W->arch->host) {
+        declare_host_kernel(W);
+        return;
+    }
     LLVMTypeRef *types = kc_arena_alloc(W->arena, sizeof(LLVMTypeRef) * (size_t)(k->nparams + 1));
     for (int i = 0; i < k->nparams; i++)
         types[i] = param_type(W, k->params[i]);
@@ -359,6 +381,18 @@ static void declare_kernel(lw *W)
     W->arch->kernel(W);
 }
 
+/* A parameter's value: the argument, or on the host its bytes in the
+ * kernel-argument buffer, at the offset the layout gives it. */
+static LLVMValueRef param_value(lw *W, int i)
+{
+    if (!W->arch->host)
+        return LLVMGetParam(W->kernel, (unsigned)i);
+    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(W->ctx), W->layout->arg_offset[i], 0);
+    LLVMValueRef p =
+        LLVMBuildInBoundsGEP2(W->b, LLVMInt8TypeInContext(W->ctx), LLVMGetParam(W->kernel, 0), &off, 1, "");
+    return LLVMBuildLoad2(W->b, param_type(W, W->fn->params[i]), p, W->fn->params[i]->name);
+}
+
 /* Buffers, variables and scalar parameters, in the entry block. */
 static void declare_memory(lw *W)
 {
@@ -366,10 +400,10 @@ static void declare_memory(lw *W)
     W->params = kc_arena_alloc(W->arena, sizeof(LLVMValueRef) * (size_t)(k->nparams + 1));
     for (int i = 0; i < k->nparams; i++) {
         const kc_ir_param *p = k->params[i];
-        LLVMValueRef a = LLVMGetParam(W->kernel, (unsigned)i);
+        LLVMValueRef a = param_value(W, i);
         if (p->is_buffer) {
             lw_mem *m = new_mem(W, p);
-            *m = (lw_mem){a, lw_mem_type(W, p->type), 1, true, false};
+            *m = (lw_mem){a, lw_mem_type(W, p->type), W->arch->as_global, true, false};
         } else if (p->type->scalar == KC_S_BOOL) {
             W->params[i] = LLVMBuildICmp(W->b, LLVMIntNE, a, lw_u32(W, 0), p->name);
         } else {
@@ -444,6 +478,8 @@ static void init_targets(void)
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
 }
 
 /* LLVM's errors (and only those) become kc errors; without a handler
@@ -459,22 +495,37 @@ static void on_diagnostic(LLVMDiagnosticInfoRef di, void *user)
     LLVMDisposeMessage(text);
 }
 
+static void free_host(char *triple, char *cpu, char *features)
+{
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+}
+
 static bool make_machine(lw *W)
 {
     pthread_once(&init_once, init_targets);
+    const lw_arch *A = W->arch;
+    char *host_triple = A->host ? LLVMGetDefaultTargetTriple() : NULL;
+    char *host_cpu = A->host ? LLVMGetHostCPUName() : NULL,
+         *host_features = A->host ? LLVMGetHostCPUFeatures() : NULL;
+    snprintf(W->triple, sizeof(W->triple), "%s", A->host ? host_triple : A->triple);
     LLVMTargetRef target;
     char *err = NULL;
-    if (LLVMGetTargetFromTriple(W->arch->triple, &target, &err)) {
-        lw_fail(W, "LLVM has no target '%s': %s", W->arch->triple, err ? err : "");
+    if (LLVMGetTargetFromTriple(W->triple, &target, &err)) {
+        lw_fail(W, "LLVM has no target '%s': %s", W->triple, err ? err : "");
         LLVMDisposeMessage(err);
+        free_host(host_triple, host_cpu, host_features);
         return false;
     }
-    W->tm = LLVMCreateTargetMachine(target, W->arch->triple, W->target.name, W->arch->features,
-                                    LLVMCodeGenLevelAggressive, LLVMRelocDefault, LLVMCodeModelDefault);
+    W->tm = LLVMCreateTargetMachine(target, W->triple, A->host ? host_cpu : W->target.name,
+                                    A->host ? host_features : A->features, LLVMCodeGenLevelAggressive,
+                                    A->host ? LLVMRelocPIC : LLVMRelocDefault, LLVMCodeModelDefault);
+    free_host(host_triple, host_cpu, host_features);
     W->ctx = LLVMContextCreate();
     LLVMContextSetDiagnosticHandler(W->ctx, on_diagnostic, W);
     W->mod = LLVMModuleCreateWithNameInContext(W->fn->name, W->ctx);
-    LLVMSetTarget(W->mod, W->arch->triple);
+    LLVMSetTarget(W->mod, W->triple);
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(W->tm);
     LLVMSetModuleDataLayout(W->mod, dl);
     LLVMDisposeTargetData(dl);
@@ -591,7 +642,9 @@ bool kc_llvm_emit(const kc_ir_module *m, const kc_llvm_options *o, kc_llvm_outpu
         kc_arena_free(&arena);
         return false;
     }
-    W.arch = W.target.arch == KC_LLVM_AMDGPU ? &kc_llvm_amdgpu : &kc_llvm_nvptx;
+    W.arch = W.target.arch == KC_LLVM_AMDGPU  ? &kc_llvm_amdgpu
+             : W.target.arch == KC_LLVM_NVPTX ? &kc_llvm_nvptx
+                                              : &kc_llvm_host;
     init_layout(m->kernel, &W.target, &out->layout);
     bool ok = make_machine(&W);
     if (ok) {

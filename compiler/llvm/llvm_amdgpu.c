@@ -239,7 +239,7 @@ static bool finish(lw *W)
         return true;
     kc_buf text = {0};
     kc_buf_printf(&text, "target datalayout = \"%s\"\ntarget triple = \"%s\"\n%s!0 = !{}\n",
-                  LLVMGetDataLayoutStr(W->mod), W->arch->triple, W->helpers.data);
+                  LLVMGetDataLayoutStr(W->mod), W->triple, W->helpers.data);
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text.data, text.len, "kc-helpers");
     kc_buf_free(&text);
     LLVMModuleRef helpers = NULL;
@@ -267,6 +267,7 @@ static bool binary(lw *W, kc_llvm_module *out)
 const lw_arch kc_llvm_amdgpu = {
     .triple = "amdgcn-amd-amdhsa",
     .kernel_cc = LLVMAMDGPUKERNELCallConv,
+    .as_global = 1,
     .as_private = 5,
     .as_shared = 3,
     .as_const = 4,

@@ -1,9 +1,9 @@
 /*
  * llvm_link.c — ld.lld, run as a program, turns the object LLVM emits into
  * a code object: `ld.lld -shared -o k.hsaco k.o`, which is what clang's
- * HIP toolchain does. lld has no C API, so kc writes the object to a
- * private temporary directory, runs the linker with posix_spawn (no shell)
- * and reads the result back; the linker's messages become kc's.
+ * HIP toolchain does (and, for the host target, into a shared object). lld has no C API, so kc writes the
+ * object to a private temporary directory, runs the linker with posix_spawn (no shell) and reads the result
+ * back; the linker's messages become kc's.
  */
 #include "llvm_private.h"
 
@@ -118,7 +118,7 @@ static bool link_in(lw *W, const char *lld, const char *dir, const void *obj, si
 {
     char in[4200], co[4200];
     snprintf(in, sizeof(in), "%s/kernel.o", dir);
-    snprintf(co, sizeof(co), "%s/kernel.hsaco", dir);
+    snprintf(co, sizeof(co), "%s/kernel.so", dir);
     bool ok = false;
     if (!write_all(in, obj, size)) {
         lw_fail(W, "cannot write '%s': %s", in, strerror(errno));

@@ -15,8 +15,8 @@
  * llvm.nvvm.barrier0 is bar.sync 0, which orders the CTA's shared and
  * global memory accesses as __syncthreads does; LLVM treats it as touching
  * memory, so no fences are needed. Atomics are relaxed at the default gpu
- * scope (atom.global / atom.shared); LLVM 19's NVPTX back end has no sync
- * scopes to ask for narrower ones.
+ * scope (atom.global / atom.shared; lw_atomic_plain); LLVM 19's NVPTX back
+ * end has no sync scopes to ask for narrower ones.
  */
 #include "llvm_private.h"
 
@@ -52,24 +52,6 @@ static LLVMValueRef lane_id(lw *W)
 static void barrier(lw *W)
 {
     lw_intrinsic(W, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
-}
-
-static LLVMValueRef atomic(lw *W, kc_builtin op, const lw_mem *mem, LLVMValueRef ptr, LLVMValueRef v,
-                           LLVMValueRef cmp, const kc_type *t)
-{
-    (void)mem;
-    LLVMAtomicOrdering relaxed = LLVMAtomicOrderingMonotonic;
-    if (op == KC_B_ATOMIC_CAS) {
-        LLVMValueRef r = LLVMBuildAtomicCmpXchg(W->b, ptr, cmp, v, relaxed, relaxed, 0);
-        return LLVMBuildExtractValue(W->b, r, 0, "");
-    }
-    bool sg = kc_scalar_is_signed(t->scalar);
-    LLVMAtomicRMWBinOp rmw = op == KC_B_ATOMIC_ADD
-                                 ? (kc_type_is_float(t) ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd)
-                             : op == KC_B_ATOMIC_MIN ? (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin)
-                             : op == KC_B_ATOMIC_MAX ? (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax)
-                                                     : LLVMAtomicRMWBinOpXchg;
-    return LLVMBuildAtomicRMW(W->b, rmw, ptr, v, relaxed, 0);
 }
 
 /* ---- lanes: shfl.sync -------------------------------------------------------------------- */
@@ -191,6 +173,7 @@ static bool binary(lw *W, kc_llvm_module *out)
 const lw_arch kc_llvm_nvptx = {
     .triple = "nvptx64-nvidia-cuda",
     .kernel_cc = LLVMPTXKernelCallConv,
+    .as_global = 1,
     .as_private = 0,
     .as_shared = 3,
     .as_const = 4,
@@ -201,7 +184,7 @@ const lw_arch kc_llvm_nvptx = {
     .num_groups = num_groups,
     .lane_id = lane_id,
     .barrier = barrier,
-    .atomic = atomic,
+    .atomic = lw_atomic_plain,
     .ballot = ballot,
     .shuffle = shuffle,
     .shuffle_xor = shuffle_xor,

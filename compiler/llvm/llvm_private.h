@@ -11,6 +11,7 @@
  *   llvm_amdgpu.c   the AMDGPU side (ids, barrier, atomics, lanes, math,
  *                   the code object)
  *   llvm_nvptx.c    the NVPTX side (the same, PTX)
+ *   llvm_host.c     the CPU kc runs on, one work-item at a time (tests)
  *   llvm_link.c     ld.lld, run as a program
  */
 #ifndef KC_LLVM_PRIVATE_H
@@ -64,7 +65,10 @@ typedef enum {
 typedef struct lw_arch {
     const char *triple;
     LLVMCallConv kernel_cc;
-    unsigned as_private, as_shared, as_const;
+    unsigned as_global, as_private, as_shared, as_const;
+    /* the CPU kc runs on: LLVM's host triple, processor and features,
+     * position-independent code, and the kernel takes (kernargs, ids) */
+    bool host;
     /* the target machine's feature string */
     const char *features;
     /* attributes and metadata a kernel function needs */
@@ -93,6 +97,7 @@ typedef struct lw_arch {
 
 extern const lw_arch kc_llvm_amdgpu;
 extern const lw_arch kc_llvm_nvptx;
+extern const lw_arch kc_llvm_host;
 
 struct lw {
     const kc_ir_module *m;
@@ -105,6 +110,7 @@ struct lw {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMTargetMachineRef tm;
+    char triple[128];
     LLVMBuilderRef b;
     LLVMValueRef kernel;
     LLVMBasicBlockRef entry; /* allocas go here */
@@ -162,6 +168,8 @@ LLVMValueRef lw_linear_local_id(lw *W);
 
 /* llvm_stmt.c */
 void lw_stmts(lw *W, const kc_ir_block *b);
+LLVMValueRef lw_atomic_plain(lw *W, kc_builtin op, const lw_mem *mem, LLVMValueRef ptr, LLVMValueRef v,
+                             LLVMValueRef cmp, const kc_type *t);
 
 /* llvm_link.c: runs ld.lld -shared on an object; the code object in out */
 bool lw_link(lw *W, const void *obj, size_t size, kc_llvm_module *out);

@@ -128,6 +128,26 @@ static lw_mem *root_mem(lw *W, const kc_ir_root *r)
     return lw_mem_of(W, r->var ? (const void *)r->var : (const void *)r->param);
 }
 
+/* A relaxed atomic at the default (system) sync scope, as LLVM's C API
+ * builds it: what NVPTX and the host use. */
+LLVMValueRef lw_atomic_plain(lw *W, kc_builtin op, const lw_mem *mem, LLVMValueRef ptr, LLVMValueRef v,
+                             LLVMValueRef cmp, const kc_type *t)
+{
+    (void)mem;
+    LLVMAtomicOrdering relaxed = LLVMAtomicOrderingMonotonic;
+    if (op == KC_B_ATOMIC_CAS) {
+        LLVMValueRef r = LLVMBuildAtomicCmpXchg(W->b, ptr, cmp, v, relaxed, relaxed, 0);
+        return LLVMBuildExtractValue(W->b, r, 0, "");
+    }
+    bool sg = kc_scalar_is_signed(t->scalar);
+    LLVMAtomicRMWBinOp rmw = op == KC_B_ATOMIC_ADD
+                                 ? (kc_type_is_float(t) ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd)
+                             : op == KC_B_ATOMIC_MIN ? (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin)
+                             : op == KC_B_ATOMIC_MAX ? (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax)
+                                                     : LLVMAtomicRMWBinOpXchg;
+    return LLVMBuildAtomicRMW(W->b, rmw, ptr, v, relaxed, 0);
+}
+
 static void emit_atomic(lw *W, const kc_ir_stmt *s)
 {
     lw_mem *m = root_mem(W, &s->root);

@@ -8,8 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const lt_kernel_dirs[] = {
-    "tests/llvm/kernels", "tests/spirv/kernels", "tests/ir/golden", "tests/dsl/corpus/ok", "kernels", NULL};
+const char *const lt_kernel_dirs[] = {"tests/llvm/kernels",
+                                      "tests/llvm/exec",
+                                      "tests/spirv/kernels",
+                                      "tests/ir/golden",
+                                      "tests/dsl/corpus/ok",
+                                      "kernels",
+                                      NULL};
 
 static bool executable(const char *p)
 {
