@@ -143,7 +143,9 @@ static LLVMValueRef ballot(lw *W)
     return lw_intrinsic(W, "llvm.amdgcn.ballot", &mt, 1, &yes, 1);
 }
 
-/* ds_bpermute takes the source lane's byte address: lane * 4. */
+/* ds_bpermute takes the source lane's byte address: lane * 4. It spans the
+ * whole wave on gfx9 (wave64) and on gfx10+ in wave32, the sizes kc uses;
+ * gfx10+ in wave64 would permute within halves. */
 static LLVMValueRef shuffle(lw *W, LLVMValueRef word, LLVMValueRef lane)
 {
     LLVMValueRef addr = LLVMBuildShl(W->b, lane, lw_u32(W, 2), "");

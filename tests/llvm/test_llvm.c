@@ -131,6 +131,30 @@ static void atomics_are_relaxed_with_a_scope(void **state)
     lt_compiled_free(&c);
 }
 
+static void subgroups_reduce_over_active_lanes(void **state)
+{
+    (void)state;
+    lt_compiled c = ir("tests/llvm/kernels/subgroup_2d.kc", NULL, "gfx1100", true);
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.ballot.i32(i1 true)"); /* wave32 */
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.ds.bpermute");        /* the butterfly */
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.readlane");           /* lane by lane */
+    ASSERT_CONTAINS(c.mod.data, "@llvm.cttz.i32");
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.mbcnt.lo");
+    assert_null(strstr(c.mod.data, "@llvm.amdgcn.mbcnt.hi"));
+    lt_compiled_free(&c);
+    c = ir("tests/llvm/kernels/subgroup_2d.kc", NULL, "gfx942", true);
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.ballot.i64(i1 true)"); /* wave64 */
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.mbcnt.hi");
+    ASSERT_CONTAINS(c.mod.data, "@llvm.cttz.i64");
+    lt_compiled_free(&c);
+    c = ir("tests/llvm/kernels/subgroup_2d.kc", NULL, "sm_89", true);
+    ASSERT_CONTAINS(c.mod.data, "@llvm.nvvm.activemask()");
+    ASSERT_CONTAINS(c.mod.data, "@llvm.nvvm.shfl.sync.bfly.i32(i32 -1,");
+    ASSERT_CONTAINS(c.mod.data, "@llvm.nvvm.shfl.sync.idx.i32");
+    ASSERT_CONTAINS(c.mod.data, "@llvm.nvvm.read.ptx.sreg.laneid()");
+    lt_compiled_free(&c);
+}
+
 static void math_is_native_where_kc_says_so(void **state)
 {
     (void)state;
@@ -252,6 +276,7 @@ int main(void)
         cmocka_unit_test(kernels_carry_their_workgroup_size),
         cmocka_unit_test(barriers_fence_the_workgroup),
         cmocka_unit_test(atomics_are_relaxed_with_a_scope),
+        cmocka_unit_test(subgroups_reduce_over_active_lanes),
         cmocka_unit_test(math_is_native_where_kc_says_so),
         cmocka_unit_test(kernarg_layout_is_natural_alignment),
         cmocka_unit_test(target_names),
