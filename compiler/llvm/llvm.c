@@ -629,23 +629,47 @@ static void init_layout(const kc_ir_func *k, const kc_llvm_target *t, kc_llvm_la
     L->wave_size = t->wave_size;
 }
 
+/* Every listed GPU, AMD and NVIDIA alike, runs at most 1024 invocations
+ * in a workgroup. kc's front end bounds each dimension; the product is
+ * checked here, where LLVM would otherwise quietly ignore the size
+ * (AMDGPU) or ptxas accept a .reqntid no launch can meet. */
+static bool workgroup_fits(const kc_ir_func *k, const kc_llvm_target *t, kc_diag *diag)
+{
+    int64_t n = k->wg_size[0] * k->wg_size[1] * k->wg_size[2];
+    if (t->arch == KC_LLVM_HOST || n <= 1024)
+        return true;
+    kc_error_at(diag, k->loc,
+                "a workgroup of %lld invocations (%lld x %lld x %lld); %s GPUs run at most 1024",
+                (long long)n, (long long)k->wg_size[0], (long long)k->wg_size[1], (long long)k->wg_size[2],
+                t->arch == KC_LLVM_AMDGPU ? "AMD" : "NVIDIA");
+    return false;
+}
+
 bool kc_llvm_emit(const kc_ir_module *m, const kc_llvm_options *o, kc_llvm_output what, kc_llvm_module *out,
                   kc_diag *diag)
 {
     memset(out, 0, sizeof(*out));
-    kc_arena arena;
-    kc_arena_init(&arena);
-    lw W = {.m = m, .fn = m->kernel, .o = o, .diag = diag, .arena = &arena, .layout = &out->layout};
-    if (!kc_llvm_target_parse(o->target, &W.target)) {
-        kc_error_at(diag, m->kernel->loc, "'%s' is not an LLVM target kc knows (gfxNNNN or sm_NN)",
+    kc_llvm_target target;
+    if (!kc_llvm_target_parse(o->target, &target)) {
+        kc_error_at(diag, m->kernel->loc, "'%s' is not an LLVM target kc knows (gfxNNNN, sm_NN or host)",
                     o->target);
-        kc_arena_free(&arena);
         return false;
     }
-    W.arch = W.target.arch == KC_LLVM_AMDGPU  ? &kc_llvm_amdgpu
-             : W.target.arch == KC_LLVM_NVPTX ? &kc_llvm_nvptx
-                                              : &kc_llvm_host;
-    init_layout(m->kernel, &W.target, &out->layout);
+    if (!workgroup_fits(m->kernel, &target, diag))
+        return false;
+    kc_arena arena;
+    kc_arena_init(&arena);
+    lw W = {.m = m,
+            .fn = m->kernel,
+            .o = o,
+            .diag = diag,
+            .arena = &arena,
+            .layout = &out->layout,
+            .target = target};
+    W.arch = target.arch == KC_LLVM_AMDGPU  ? &kc_llvm_amdgpu
+             : target.arch == KC_LLVM_NVPTX ? &kc_llvm_nvptx
+                                            : &kc_llvm_host;
+    init_layout(m->kernel, &target, &out->layout);
     bool ok = make_machine(&W);
     if (ok) {
         build_kernel(&W);

@@ -228,6 +228,13 @@ static void errors_are_reported_not_fatal(void **state)
     assert_false(c.ok);
     ASSERT_CONTAINS(c.ctx.diag.text.data, "49152 bytes of static shared memory");
     lt_compiled_free(&c);
+    lt_compile(&c, "tests/llvm/errors/too_many_invocations.kc", NULL, "sm_80", 0, KC_LLVM_OUT_ASM, true);
+    assert_false(c.ok);
+    ASSERT_CONTAINS(c.ctx.diag.text.data, "a workgroup of 2048 invocations (64 x 32 x 1); NVIDIA GPUs run at most 1024");
+    lt_compiled_free(&c);
+    lt_compile(&c, "tests/llvm/errors/too_many_invocations.kc", NULL, "gfx942", 0, KC_LLVM_OUT_BINARY, true);
+    assert_false(c.ok);
+    lt_compiled_free(&c);
     lt_compile(&c, "tests/ir/golden/saxpy.kc", NULL, "z80", 0, KC_LLVM_OUT_IR, true);
     assert_false(c.ok);
     ASSERT_CONTAINS(c.ctx.diag.text.data, "not an LLVM target");
