@@ -136,8 +136,8 @@ static void subgroups_reduce_over_active_lanes(void **state)
     (void)state;
     lt_compiled c = ir("tests/llvm/kernels/subgroup_2d.kc", NULL, "gfx1100", true);
     ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.ballot.i32(i1 true)"); /* wave32 */
-    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.ds.bpermute");        /* the butterfly */
-    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.readlane");           /* lane by lane */
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.ds.bpermute");         /* the butterfly */
+    ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.readlane");            /* lane by lane */
     ASSERT_CONTAINS(c.mod.data, "@llvm.cttz.i32");
     ASSERT_CONTAINS(c.mod.data, "@llvm.amdgcn.mbcnt.lo");
     assert_null(strstr(c.mod.data, "@llvm.amdgcn.mbcnt.hi"));
@@ -230,7 +230,8 @@ static void errors_are_reported_not_fatal(void **state)
     lt_compiled_free(&c);
     lt_compile(&c, "tests/llvm/errors/too_many_invocations.kc", NULL, "sm_80", 0, KC_LLVM_OUT_ASM, true);
     assert_false(c.ok);
-    ASSERT_CONTAINS(c.ctx.diag.text.data, "a workgroup of 2048 invocations (64 x 32 x 1); NVIDIA GPUs run at most 1024");
+    ASSERT_CONTAINS(c.ctx.diag.text.data,
+                    "a workgroup of 2048 invocations (64 x 32 x 1); NVIDIA GPUs run at most 1024");
     lt_compiled_free(&c);
     lt_compile(&c, "tests/llvm/errors/too_many_invocations.kc", NULL, "gfx942", 0, KC_LLVM_OUT_BINARY, true);
     assert_false(c.ok);

@@ -20,7 +20,9 @@
 /* ---- kc's names in C, for logic.h ------------------------------------------------ */
 
 typedef unsigned int uint;
+typedef unsigned long ulong;
 typedef _Float16 half;
+#define KC_UNROLL
 
 static int kc_cdiv(int a, int b)
 {
@@ -104,14 +106,14 @@ static void control_flow_matches_c(void **state)
     (void)state;
     loaded L;
     load(&L, "control");
-    int n = 45, out[45][8];
+    int n = 45, out[45][12];
     memset(out, 0xff, sizeof(out));
     int *po = &out[0][0];
     run(&L, (const void *[]){&n, &po}, 3, 1, 1);
     for (int i = 0; i < n; i++) {
-        int want[8];
+        int want[12];
         logic_control(i, want);
-        for (int k = 0; k < 8; k++)
+        for (int k = 0; k < 12; k++)
             if (out[i][k] != want[k])
                 fail_msg("control: i = %d, r[%d] = %d, C says %d", i, k, out[i][k], want[k]);
     }

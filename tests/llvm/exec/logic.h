@@ -18,8 +18,10 @@ static int early(int i)
 
 /* Control flow: loops with break and continue, do-while, a switch whose
  * default sits between cases and falls through, short circuits with side
- * effects, compound assignment, helpers that return early. */
-static void logic_control(int i, int r[8])
+ * effects, compound assignment, helpers that return early, unrolled loops
+ * (kc unrolls them before the backend sees them; C ignores KC_UNROLL), and
+ * constants kc folds. */
+static void logic_control(int i, int r[12])
 {
     int acc = 0;
     for (int k = 0; k < 10; k++) {
@@ -85,6 +87,24 @@ static void logic_control(int i, int r[8])
     x ^= 6;
     int z = i > 5 ? i-- : ++i;
     r[7] = x + z * 1000 + i;
+    int un = 0;
+    KC_UNROLL for (int k = 0; k < 6; k++) {
+        if (k == 4)
+            break;
+        if (k == i % 3)
+            continue;
+        un += k * k + i;
+    }
+    r[8] = un;
+    int w = 0, left = 3;
+    KC_UNROLL while (left > 0) {
+        w = w * 10 + left + i % 4;
+        left--;
+    }
+    r[9] = w;
+    r[10] = (7 / 2) * 3 + (-7 % 3) + (1 << 4) - (-7 / 2) + (int)(7.9f) + (int)(-7.9f) + (int)(3u - 5u > 0u);
+    long big = (long)i * 1000000007l + 0x7fffffffl;
+    r[11] = (int)(big % 1000l) + (int)(big >> 33) + (int)((ulong)big / 3ul % 1000ul);
 }
 
 /* Integers: C's division and remainder, kc_cdiv for any signs, shifts,
