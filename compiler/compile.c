@@ -16,7 +16,13 @@ const char *const kc_ir_pass_names[] = {"lower", "specialize", "inline", "fold",
 kc_ir_module *kc_ir_compile(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
                             const kc_ir_binding *b, const char *stop_after)
 {
-    kc_ir_module *m = kc_ir_lower(a, diag, prog, kernel);
+    return kc_ir_compile_with(a, diag, prog, kernel, b, stop_after, NULL);
+}
+
+kc_ir_module *kc_ir_compile_with(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
+                                 const kc_ir_binding *b, const char *stop_after, const kc_ir_options *o)
+{
+    kc_ir_module *m = kc_ir_lower(a, diag, prog, kernel, o);
     if (!m)
         return NULL;
 #define PASS(name, call)                                                                          \

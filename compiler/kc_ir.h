@@ -227,9 +227,18 @@ typedef kc_ir_expr *(*kc_ir_expr_fn)(void *user, kc_ir_expr *e);
 void kc_ir_map_exprs(kc_ir_block *b, kc_ir_expr_fn fn, void *user);
 /* ---- the pipeline ---------------------------------------------------------- */
 
+/* What a target does natively that kir would otherwise spell out. */
+typedef struct kc_ir_options {
+    /* sqrtf as the target's own instruction, because it is correctly
+     * rounded there (AMDGPU, NVPTX, CPUs); otherwise kc's math library
+     * computes it (Vulkan's is not). */
+    bool native_sqrt;
+} kc_ir_options;
+
 /* Lowers one kernel of a checked program, with its helpers. NULL on error
- * (reported in diag). */
-kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel);
+ * (reported in diag). o may be NULL (no native shortcuts). */
+kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
+                          const kc_ir_options *o);
 
 /* The passes, in pipeline order. Each returns false after reporting an
  * error (an unrollable KC_UNROLL loop, an extent that is not positive…). */
@@ -246,6 +255,9 @@ bool kc_ir_validate(kc_ir_module *m, const char *after_pass);
  * "specialize", …, or NULL for all). NULL on error. */
 kc_ir_module *kc_ir_compile(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
                             const kc_ir_binding *b, const char *stop_after);
+/* The same for a target with native shortcuts (o may be NULL). */
+kc_ir_module *kc_ir_compile_with(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
+                                 const kc_ir_binding *b, const char *stop_after, const kc_ir_options *o);
 /* The names of the passes, NULL-terminated, for --after. */
 extern const char *const kc_ir_pass_names[];
 

@@ -26,6 +26,7 @@ typedef struct lower {
     const kc_expr *compound_lhs; /* a op= b: the node of a inside b */
     kc_ir_expr *compound_value;
     bool failed;
+    kc_ir_options opts;
 } lower;
 
 typedef struct place {
@@ -472,6 +473,8 @@ static kc_ir_expr *lower_helper_call(lower *L, kc_ir_block *b, const kc_expr *e)
  * code. half goes through float (exactly), vectors component by component. */
 static const kc_func *libm_func(lower *L, kc_builtin b)
 {
+    if (b == KC_B_SQRT && L->opts.native_sqrt)
+        return NULL; /* the target's own sqrt is correctly rounded */
     switch (b) {
     case KC_B_SQRT: case KC_B_RSQRT: case KC_B_EXP: case KC_B_EXP2: case KC_B_LOG: case KC_B_LOG2:
     case KC_B_POW: case KC_B_SIN: case KC_B_COS: case KC_B_TAN: case KC_B_TANH: case KC_B_ERF: break;
@@ -1001,9 +1004,12 @@ static kc_ir_var *const_var(lower *L, const kc_sym *c)
     return v;
 }
 
-kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel)
+kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
+                          const kc_ir_options *o)
 {
     lower L = {0};
+    if (o)
+        L.opts = *o;
     L.a = a;
     L.diag = diag;
     L.prog = prog;

@@ -1,5 +1,5 @@
 /*
- * cmd_build.c — `kc build DIR|FILE… [-t TARGET]… [-o out.kcb] [--all-variants]`.
+ * cmd_build.c — `kc build DIR|FILE… [-t TARGET]… [-o out.kcb] [--all-variants] [--amdgpu-cov 4|5]`.
  */
 #include "kc_build.h"
 #include "kc_tools.h"
@@ -7,12 +7,12 @@
 int kc_cmd_build(int argc, char **argv)
 {
     static const kc_opt opts[] = {{"-t", true}, {"--target", true}, {"-o", true}, {"--all-variants", false},
-                                  {"--quiet", false}};
+                                  {"--quiet", false}, {"--amdgpu-cov", true}};
     kc_args a = {"build", argc, argv, 1, NULL, NULL};
     const char *inputs[256], *targets[64];
     kc_build_options o = {inputs, 0, targets, 0, false, NULL, stderr, false};
     int r;
-    while ((r = kc_next_arg(&a, opts, 5)) != -2) {
+    while ((r = kc_next_arg(&a, opts, 6)) != -2) {
         switch (r) {
         case -3: return KC_EXIT_USAGE;
         case -1:
@@ -29,6 +29,10 @@ int kc_cmd_build(int argc, char **argv)
         case 2: o.output = a.value; break;
         case 3: o.all_variants = true; break;
         case 4: o.quiet = true; break;
+        case 5:
+            if (!kc_parse_amdgpu_cov(a.value, &o.target.amdgpu_cov))
+                return kc_usage_error("build", "--amdgpu-cov takes 4 or 5, not '%s'", a.value);
+            break;
         }
     }
     if (!o.ninputs)

@@ -9,13 +9,18 @@
 
 const kc_command kc_commands[] = {
     {"build", kc_cmd_build, "compile kernels into a bundle",
-     "usage: kc build DIR|FILE... [-t TARGET]... [-o OUT.kcb] [--all-variants] [--quiet]\n"
+     "usage: kc build DIR|FILE... [-t TARGET]... [-o OUT.kcb] [--all-variants] [--amdgpu-cov 4|5] [--quiet]\n"
      "\n"
      "Compiles every kernel of the given files, or of the .kc files in each\n"
      "directory (with the directory's kc.yaml), into one bundle file.\n"
-     "  -t TARGET        a target to build for; give it again for more (default: spirv)\n"
+     "  -t TARGET        a target to build for; give it again for more (default: spirv):\n"
+     "                   spirv (Vulkan), an AMD GPU (gfx1100 gfx1101 gfx1102 gfx1030\n"
+     "                   gfx1031 gfx1032 gfx90a gfx942 gfx906; all-amd for all of them)\n"
+     "                   or an NVIDIA one (sm_75 sm_80 sm_86 sm_89 sm_90; all-nvidia)\n"
      "  -o OUT.kcb       the bundle to write (default: PACKAGE.kcb)\n"
      "  --all-variants   every variant of each kernel, not just the default\n"
+     "  --amdgpu-cov N   AMDGPU code object version, 4 or 5 (default 5); 4 for ROCm\n"
+     "                   runtimes older than 5.3, which cannot load v5\n"
      "  --quiet          no progress or summary\n"
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
     {"cache", kc_cmd_cache, "list, export, import or clear tuning results",
@@ -44,15 +49,21 @@ const kc_command kc_commands[] = {
      "Reads each kernel file and reports every error it finds, each with\n"
      "file:line:col, the line and a caret. Prints one line per good file.\n"
      "Exit status: 0 when every file is good, 1 otherwise.\n"},
-    {"emit", kc_cmd_emit, "print a kernel's IR",
-     "usage: kc emit FILE [--emit kir|spvasm|spv] [--kernel K] [--variant WG=64,TM=4] [--after PASS] [-o OUT]\n"
+    {"emit", kc_cmd_emit, "print a kernel's IR, SPIR-V, LLVM IR or assembly",
+     "usage: kc emit FILE [--emit WHAT] [-t TARGET] [--kernel K] [--variant WG=64,TM=4]\n"
+     "               [--after PASS] [--amdgpu-cov 4|5] [-o OUT]\n"
      "\n"
      "Compiles each kernel of FILE (or only K) for one variant (the default\n"
      "unless --variant names one) and prints the result.\n"
      "  --emit kir      kc's structured IR (the default)\n"
      "  --emit spvasm   the Vulkan SPIR-V module, disassembled\n"
      "  --emit spv      the SPIR-V module itself (binary; use with -o)\n"
+     "  --emit llvm     LLVM IR after optimisation, for -t TARGET\n"
+     "  --emit asm      AMDGPU assembly, or the PTX for an NVIDIA target\n"
+     "  --emit hsaco    the AMDGPU code object (binary; one kernel; use with -o)\n"
+     "  -t TARGET       gfx1100, gfx90a, sm_90, … (see kc help build)\n"
      "  --after PASS    stop after a pass: lower, specialize, inline, fold, unroll, dce\n"
+     "  --amdgpu-cov N  AMDGPU code object version, 4 or 5 (default 5)\n"
      "  -o OUT          write to OUT instead of standard output\n"},
     {"info", kc_cmd_info, "describe a bundle",
      "usage: kc info BUNDLE [--json]\n"
@@ -172,6 +183,14 @@ int kc_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\n(see 'kc help %s')\n", cmd);
     va_end(ap);
     return KC_EXIT_USAGE;
+}
+
+bool kc_parse_amdgpu_cov(const char *value, int *cov)
+{
+    if (strcmp(value, "4") != 0 && strcmp(value, "5") != 0)
+        return false;
+    *cov = value[0] - '0';
+    return true;
 }
 
 int kc_next_arg(kc_args *a, const kc_opt *opts, int nopts)

@@ -41,6 +41,8 @@ typedef struct kc_args {
  * args->positional), -2 at the end, -3 after printing a usage error. */
 int kc_next_arg(kc_args *args, const kc_opt *opts, int nopts);
 int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --amdgpu-cov's value: "4" or "5"; false for anything else. */
+bool kc_parse_amdgpu_cov(const char *value, int *cov);
 
 /* The subcommands */
 int kc_cmd_build(int argc, char **argv);

@@ -12,15 +12,21 @@
 #include <string.h>
 #include <unistd.h>
 
-bool kc_build_variant(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
-                      kc_variant_blob *out, kc_diag *diag)
+bool kc_build_variant_with(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
+                           const kc_target_options *o, kc_variant_blob *out, kc_diag *diag)
 {
     kc_arena a; /* all of one variant's compilation, freed at once */
     kc_arena_init(&a);
-    kc_ir_module *m = kc_ir_compile(&a, diag, prog, k, b, NULL);
-    bool ok = m && t->compile(t, m, out, diag);
+    kc_ir_module *m = kc_ir_compile_with(&a, diag, prog, k, b, NULL, &t->ir);
+    bool ok = m && t->compile(t, o, m, out, diag);
     kc_arena_free(&a);
     return ok;
+}
+
+bool kc_build_variant(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
+                      kc_variant_blob *out, kc_diag *diag)
+{
+    return kc_build_variant_with(prog, k, b, t, NULL, out, diag);
 }
 
 typedef struct job_list {
@@ -55,13 +61,13 @@ static void tick(progress *pr, const char *kernel)
 
 /* Compiles one kernel's variants for every target. */
 static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *const *targets, int ntargets,
-                         bool all, kc_vec *variants, progress *pr)
+                         const kc_build_options *o, kc_vec *variants, progress *pr)
 {
     const kc_program *prog = bk->file->prog;
     job_list jobs = {a, {0}};
     kc_ir_binding def = kc_ir_default_binding(a, prog, bk->kernel);
     bk->default_variant = kc_ir_binding_text(a, &def);
-    if (all)
+    if (o->all_variants)
         kc_ir_each_variant(a, prog, bk->kernel, collect, &jobs);
     else
         collect(&jobs, &def);
@@ -80,7 +86,7 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
             v->kernel = bk;
             v->tunables = text;
             v->target = targets[t]->name;
-            if (kc_build_variant(prog, bk->kernel, b, targets[t], &v->blob, d)) {
+            if (kc_build_variant_with(prog, bk->kernel, b, targets[t], &o->target, &v->blob, d)) {
                 kc_vec_push(a, variants, v);
             } else if (is_default) {
                 ok = false;
@@ -107,20 +113,37 @@ static const char *output_path(kc_arena *a, const kc_build_options *o, const kc_
     return o->output ? o->output : kc_arena_printf(a, "%s.kcb", p->name);
 }
 
+/* The -t arguments as targets, each once ("-t all-amd -t gfx1100" builds
+ * gfx1100 once); -1 after a message for an unknown name. */
+static int expand_targets(const kc_build_options *o, FILE *log, const kc_target **targets, int max)
+{
+    int ntargets = 0;
+    for (int i = 0; i < (o->ntargets ? o->ntargets : 1); i++) {
+        const char *name = o->ntargets ? o->targets[i] : "spirv";
+        const kc_target *found[64];
+        int n = kc_target_expand(name, found, 64);
+        if (n < 0) {
+            fprintf(log, "kc build: unknown target '%s' (kc knows: %s)\n", name, kc_target_names());
+            return -1;
+        }
+        for (int k = 0; k < n; k++) {
+            bool seen = false;
+            for (int j = 0; j < ntargets; j++)
+                seen |= targets[j] == found[k];
+            if (!seen && ntargets < max)
+                targets[ntargets++] = found[k];
+        }
+    }
+    return ntargets;
+}
+
 int kc_build(const kc_build_options *o)
 {
     FILE *log = o->log ? o->log : stderr;
     const kc_target *targets[64];
-    int ntargets = 0;
-    for (int i = 0; i < (o->ntargets ? o->ntargets : 1); i++) {
-        const char *name = o->ntargets ? o->targets[i] : "spirv";
-        int n = kc_target_expand(name, targets + ntargets, 64 - ntargets);
-        if (n < 0) {
-            fprintf(log, "kc build: unknown target '%s' (kc knows: %s)\n", name, kc_target_names());
-            return 1;
-        }
-        ntargets += n;
-    }
+    int ntargets = expand_targets(o, log, targets, 64);
+    if (ntargets < 0)
+        return 1;
     kc_package p;
     if (!kc_package_load(&p, o->inputs, o->ninputs, log)) {
         fprintf(log, "kc build: %d error%s; no bundle written\n", p.nerrors, p.nerrors == 1 ? "" : "s");
@@ -150,7 +173,7 @@ int kc_build(const kc_build_options *o)
     if (!ok)
         fprintf(log, "kc build: the package has no kernels\n");
     for (int i = 0; i < kernels.len; i++)
-        ok &= build_kernel(&a, kernels.items[i], targets, ntargets, o->all_variants, &variants, &pr);
+        ok &= build_kernel(&a, kernels.items[i], targets, ntargets, o, &variants, &pr);
     if (pr.tty && !o->quiet && pr.total >= 8)
         fputc('\n', log);
     const char *out = output_path(&a, o, &p);

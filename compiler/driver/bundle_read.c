@@ -434,6 +434,9 @@ bool kc_bundle_export(kc_bundle *b, const char *dir, FILE *log, char *err, size_
     kc_buf_printf(&m, "# written by kc export; how to load each binary with your own runtime\n"
                       "# SPIR-V: descriptor set 0, storage buffers at the bindings given; scalars in one\n"
                       "# push-constant block at the offsets given (bool as uint 0/1, half as float).\n"
+                      "# AMDGPU code objects (.hsaco) and PTX: one kernel-argument buffer, each argument at\n"
+                      "# the offset given (buffers as 8-byte device pointers, bool a 4-byte 0/1, half 2\n"
+                      "# bytes); kernarg_bytes is its size, and there are no hidden arguments.\n"
                       "package: %s\nkernels:\n", kc_bundle_meta(b, "package") ? kc_bundle_meta(b, "package") : "");
     sqlite3_stmt *k, *v;
     sqlite3_prepare_v2(b->db, "SELECT id, name, grid FROM kernels ORDER BY id", -1, &k, NULL);

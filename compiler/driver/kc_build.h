@@ -72,18 +72,27 @@ typedef struct kc_variant_blob {
 
 void kc_variant_blob_free(kc_variant_blob *b);
 
+/* Choices that reach the backends (kc build, kc emit, later kc tune). */
+typedef struct kc_target_options {
+    int amdgpu_cov;         /* AMDGPU code object version, 4 or 5; 0 = the default, 5 */
+} kc_target_options;
+
 typedef struct kc_target kc_target;
 struct kc_target {
     const char *name;       /* "spirv", "gfx1100", "sm_90" */
     const char *backend;    /* the runtime backend that loads it: "vulkan", "hip", "cuda" */
-    /* Compiles one specialised kir module. */
-    bool (*compile)(const kc_target *t, const kc_ir_module *m, kc_variant_blob *out, kc_diag *diag);
+    const char *group;      /* the -t name that includes it with its family ("all-amd"), or NULL */
+    kc_ir_options ir;       /* what the target does natively (a correctly rounded sqrt) */
+    /* Compiles one specialised kir module; o may be NULL (defaults). */
+    bool (*compile)(const kc_target *t, const kc_target_options *o, const kc_ir_module *m, kc_variant_blob *out,
+                    kc_diag *diag);
 };
 
 /* The target called name, or NULL. */
 const kc_target *kc_target_find(const char *name);
-/* Expands a -t argument ("all-amd" names many) into targets; returns how
- * many were written to out, or -1 for an unknown name. */
+/* Expands a -t argument into targets: a target's name, or a family's
+ * ("all-amd": every AMDGPU target, "all-nvidia": every NVIDIA one).
+ * Returns how many were written to out, or -1 for an unknown name. */
 int kc_target_expand(const char *name, const kc_target **out, int max);
 /* Names of every target, for messages and `kc help build`. */
 const char *kc_target_names(void);
@@ -99,6 +108,7 @@ typedef struct kc_build_options {
     const char *output;         /* NULL: <package>.kcb */
     FILE *log;                  /* progress and diagnostics */
     bool quiet;
+    kc_target_options target;   /* zeroed: the defaults */
 } kc_build_options;
 
 /* Builds a bundle. Returns 0 on success, 1 after reporting errors. */
@@ -108,6 +118,9 @@ int kc_build(const kc_build_options *o);
  * reporting in diag. */
 bool kc_build_variant(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
                       kc_variant_blob *out, kc_diag *diag);
+/* The same with backend options (NULL: the defaults). */
+bool kc_build_variant_with(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
+                           const kc_target_options *o, kc_variant_blob *out, kc_diag *diag);
 
 /* ---- reading bundles (kc info, kc export, kc tune) --------------------------------- */
 
