@@ -49,7 +49,8 @@ static int by_location(const void *x, const void *y)
 
 void kc_diag_flush(kc_diag *d)
 {
-    qsort(d->pending, (size_t)d->npending, sizeof(*d->pending), by_location);
+    if (d->npending > 1) /* qsort(NULL, 0, …) is undefined behaviour (UBSan stops on it) */
+        qsort(d->pending, (size_t)d->npending, sizeof(*d->pending), by_location);
     for (int i = 0; i < d->npending; i++) {
         kc_buf *t = &d->pending[i].text;
         if (t->len) {
