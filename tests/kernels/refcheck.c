@@ -1,0 +1,218 @@
+/*
+ * refcheck.c — runs one reference implementation on inputs from files,
+ * for refcheck.py to compare with numpy.
+ *
+ *   refcheck KERNEL DIR
+ *
+ * DIR/params holds "name value" lines (the kernel's scalars), DIR/NAME.f32
+ * each input buffer as raw little-endian float32 (saxpy's y too); the
+ * output goes to DIR/out.f32. Sizes follow from the scalars, and a file of
+ * the wrong size is an error (exit 1), so a mismatch between the two
+ * programs cannot pass quietly.
+ */
+#include "reference.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PARAMS 16
+
+typedef struct run {
+    const char *dir;
+    int n;
+    char names[MAX_PARAMS][32];
+    double values[MAX_PARAMS];
+    float *inputs[8];
+    int ninputs;
+} run;
+
+static void die(const char *fmt, const char *what)
+{
+    fprintf(stderr, "refcheck: ");
+    fprintf(stderr, fmt, what);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void read_params(run *r)
+{
+    char path[4096], name[32];
+    snprintf(path, sizeof(path), "%s/params", r->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        die("cannot open %s", path);
+    double v;
+    while (r->n < MAX_PARAMS && fscanf(f, "%31s %lf", name, &v) == 2) {
+        strcpy(r->names[r->n], name);
+        r->values[r->n++] = v;
+    }
+    fclose(f);
+}
+
+static double param(const run *r, const char *name)
+{
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->names[i], name) == 0)
+            return r->values[i];
+    die("no parameter '%s'", name);
+    return 0;
+}
+
+static int iparam(const run *r, const char *name)
+{
+    return (int)param(r, name);
+}
+
+/* DIR/NAME.f32, which must hold exactly count floats */
+static float *input(run *r, const char *name, long count)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.f32", r->dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("cannot open %s", path);
+    float *p = malloc(sizeof(float) * (size_t)(count > 0 ? count : 1));
+    if (!p)
+        die("out of memory for %s", name);
+    size_t got = fread(p, sizeof(float), (size_t)count, f);
+    int extra = fgetc(f);
+    fclose(f);
+    if ((long)got != count || extra != EOF)
+        die("%s does not hold the number of floats its shape says", path);
+    r->inputs[r->ninputs++] = p;
+    return p;
+}
+
+static void output(const run *r, const float *y, long count)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/out.f32", r->dir);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(y, sizeof(float), (size_t)count, f) != (size_t)count || fclose(f) != 0)
+        die("cannot write %s", path);
+}
+
+static float *zeros(long count)
+{
+    float *p = calloc((size_t)(count > 0 ? count : 1), sizeof(float));
+    if (!p)
+        die("%s", "out of memory");
+    return p;
+}
+
+static int saxpy(run *r)
+{
+    int n = iparam(r, "n");
+    const float *x = input(r, "x", n);
+    float *y = input(r, "y", n);
+    kc_ref_saxpy(n, (float)param(r, "a"), x, y);
+    output(r, y, n);
+    return 0;
+}
+
+static int gemm(run *r)
+{
+    int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
+    const float *A = input(r, "A", (long)M * K), *B = input(r, "B", (long)K * N), *bias = input(r, "bias", N);
+    float *C = zeros((long)M * N);
+    kc_ref_gemm(M, N, K, iparam(r, "has_bias") != 0, iparam(r, "act"), (float)param(r, "alpha"), A, B, bias,
+                C);
+    output(r, C, (long)M * N);
+    free(C);
+    return 0;
+}
+
+static int gemv(run *r)
+{
+    int N = iparam(r, "N"), K = iparam(r, "K");
+    const float *W = input(r, "W", (long)N * K), *x = input(r, "x", K), *bias = input(r, "bias", N);
+    float *y = zeros(N);
+    kc_ref_gemv(N, K, iparam(r, "has_bias") != 0, W, x, bias, y);
+    output(r, y, N);
+    free(y);
+    return 0;
+}
+
+static int softmax(run *r)
+{
+    int rows = iparam(r, "rows"), n = iparam(r, "n");
+    const float *x = input(r, "x", (long)rows * n);
+    float *y = zeros((long)rows * n);
+    kc_ref_softmax(rows, n, x, y);
+    output(r, y, (long)rows * n);
+    free(y);
+    return 0;
+}
+
+static int layernorm(run *r)
+{
+    int rows = iparam(r, "rows"), n = iparam(r, "n");
+    const float *x = input(r, "x", (long)rows * n), *g = input(r, "gamma", n), *b = input(r, "beta", n);
+    float *y = zeros((long)rows * n);
+    kc_ref_layernorm(rows, n, (float)param(r, "eps"), x, g, b, y);
+    output(r, y, (long)rows * n);
+    free(y);
+    return 0;
+}
+
+static int conv1d(run *r)
+{
+    int cin = iparam(r, "cin"), cout = iparam(r, "cout"), t_in = iparam(r, "t_in"), ks = iparam(r, "ks");
+    int dil = iparam(r, "dil"), pad = iparam(r, "pad");
+    long t_out = kc_ref_conv1d_len(t_in, ks, dil, pad);
+    const float *x = input(r, "x", (long)cin * t_in), *w = input(r, "w", (long)cout * cin * ks);
+    const float *bias = input(r, "bias", cout);
+    float *y = zeros(cout * t_out);
+    kc_ref_conv1d(cin, cout, t_in, ks, dil, pad, (float)param(r, "slope"), x, w, bias, y);
+    output(r, y, cout * t_out);
+    free(y);
+    return 0;
+}
+
+static int conv_transpose1d(run *r)
+{
+    int cin = iparam(r, "cin"), cout = iparam(r, "cout"), t_in = iparam(r, "t_in"), ks = iparam(r, "ks");
+    int stride = iparam(r, "stride"), pad = iparam(r, "pad"), out_pad = iparam(r, "out_pad");
+    long t_out = kc_ref_conv_transpose1d_len(t_in, ks, stride, pad, out_pad);
+    const float *x = input(r, "x", (long)cin * t_in), *w = input(r, "w", (long)cin * cout * ks);
+    const float *bias = input(r, "bias", cout);
+    float *y = zeros(cout * t_out);
+    kc_ref_conv_transpose1d(cin, cout, t_in, ks, stride, pad, out_pad, x, w, bias, y);
+    output(r, y, cout * t_out);
+    free(y);
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(run *r);
+} kernels[] = {
+    {"saxpy", saxpy},
+    {"gemm", gemm},
+    {"gemv", gemv},
+    {"softmax", softmax},
+    {"layernorm", layernorm},
+    {"conv1d", conv1d},
+    {"conv_transpose1d", conv_transpose1d},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: refcheck KERNEL DIR\n");
+        return 2;
+    }
+    run r = {.dir = argv[2]};
+    for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+        if (strcmp(kernels[i].name, argv[1]) == 0) {
+            read_params(&r);
+            int status = kernels[i].fn(&r);
+            for (int j = 0; j < r.ninputs; j++)
+                free(r.inputs[j]);
+            return status;
+        }
+    }
+    fprintf(stderr, "refcheck: no reference for kernel '%s'\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""refcheck.py -- proves the C references (reference.c) against numpy.
+
+    /usr/bin/python3 tests/kernels/refcheck.py PATH/TO/refcheck [--seed S] [--verbose]
+
+For every kernel it draws fresh random inputs (the seed is printed, so a
+failure can be replayed with --seed) for several small shapes chosen *not*
+to be multiples of any tile (odd sizes, 1s, a row of 1026), computes the
+expected output with numpy in float64, runs the C reference through the
+refcheck program on the same float32 inputs, and requires the relative L2
+error |ref - numpy| / |numpy| to be under BOUND. Both sides accumulate in
+double, so they differ by the final rounding to float32 (about 3e-8);
+BOUND = 1e-6 is far below what any mistake of indexing, padding or
+activation costs (1e-2 and up).
+
+The numpy formulations are themselves checked where they are not a single
+library call: conv1d (shifted matrix products) and conv_transpose1d
+(strided scatter of per-tap products) against their direct definitions as
+loops, conv_transpose1d also against the zero-stuffing identity (insert
+stride - 1 zeros between samples, correlate with the flipped kernel), and
+the tanh form of GELU against the exact one (math.erf).
+
+Exits 77 (skipped) when numpy is missing: on this project's machines the
+python3 on PATH may be a build without numpy; Debian's /usr/bin/python3
+with python3-numpy has it.
+"""
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("refcheck.py: numpy is not installed for %s; skipping" % sys.executable)
+    sys.exit(77)
+
+BOUND = 1e-6
+
+
+def rel_l2(got, want):
+    want = np.asarray(want, np.float64).ravel()
+    got = np.asarray(got, np.float64).ravel()
+    norm = np.linalg.norm(want)
+    return np.linalg.norm(got - want) / (norm if norm > 0 else 1.0)
+
+
+# ---- numpy formulations ---------------------------------------------------------
+
+def act_np(act, alpha, v):
+    if act == 1:
+        return np.maximum(v, 0.0)
+    if act == 2:
+        return 0.5 * v * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (v + 0.044715 * v ** 3)))
+    if act == 3:
+        return np.where(v >= 0, v, alpha * v)
+    return v
+
+
+def conv1d_np(x, w, b, dil, pad, slope):
+    cin, t_in = x.shape
+    cout, _, ks = w.shape
+    t_out = t_in + 2 * pad - dil * (ks - 1)
+    xp = np.zeros((cin, t_in + 2 * pad + dil * ks + 1))
+    xp[:, pad:pad + t_in] = x
+    y = np.tile(b[:, None].astype(np.float64), (1, t_out))
+    for j in range(ks):
+        y += w[:, :, j].astype(np.float64) @ xp[:, j * dil:j * dil + t_out]
+    return np.where(y >= 0, y, slope * y)
+
+
+def conv1d_direct(x, w, b, dil, pad, slope):
+    cin, t_in = x.shape
+    cout, _, ks = w.shape
+    t_out = t_in + 2 * pad - dil * (ks - 1)
+    y = np.zeros((cout, t_out))
+    for o in range(cout):
+        for t in range(t_out):
+            s = float(b[o])
+            for c in range(cin):
+                for j in range(ks):
+                    at = t + j * dil - pad
+                    if 0 <= at < t_in:
+                        s += float(w[o, c, j]) * float(x[c, at])
+            y[o, t] = s if s >= 0 else slope * s
+    return y
+
+
+def convt_len(t_in, ks, stride, pad, out_pad):
+    return (t_in - 1) * stride - 2 * pad + ks + out_pad
+
+
+def convt_np(x, w, b, stride, pad, out_pad):
+    cin, t_in = x.shape
+    _, cout, ks = w.shape
+    t_out = convt_len(t_in, ks, stride, pad, out_pad)
+    full = np.zeros((cout, max((t_in - 1) * stride + ks, pad + t_out)))
+    for j in range(ks):  # tap j of every input sample lands at s * stride + j
+        full[:, j:j + (t_in - 1) * stride + 1:stride] += w[:, :, j].astype(np.float64).T @ x
+    return full[:, pad:pad + t_out] + b[:, None]
+
+
+def convt_direct(x, w, b, stride, pad, out_pad):
+    cin, t_in = x.shape
+    _, cout, ks = w.shape
+    t_out = convt_len(t_in, ks, stride, pad, out_pad)
+    y = np.zeros((cout, t_out))
+    for o in range(cout):
+        for t in range(t_out):
+            s = float(b[o])
+            for c in range(cin):
+                for sample in range(t_in):
+                    j = t + pad - sample * stride
+                    if 0 <= j < ks:
+                        s += float(x[c, sample]) * float(w[c, o, j])
+            y[o, t] = s
+    return y
+
+
+def convt_zero_stuffed(x, w, b, stride, pad, out_pad):
+    """The textbook identity: stuff stride - 1 zeros between samples, pad
+    with ks - 1 - pad zeros, correlate with the flipped, transposed kernel."""
+    cin, t_in = x.shape
+    _, cout, ks = w.shape
+    t_out = convt_len(t_in, ks, stride, pad, out_pad)
+    stuffed = np.zeros((cin, (t_in - 1) * stride + 1))
+    stuffed[:, ::stride] = x
+    lead = ks - 1 - pad
+    xp = np.zeros((cin, lead + stuffed.shape[1] + t_out + ks))
+    xp[:, lead:lead + stuffed.shape[1]] = stuffed  # lead >= 0 for every case below
+    wf = w[:, :, ::-1].transpose(1, 0, 2).astype(np.float64)  # cout x cin x ks
+    y = np.tile(b[:, None].astype(np.float64), (1, t_out))
+    for j in range(ks):
+        y += wf[:, :, j] @ xp[:, j:j + t_out]
+    return y
+
+
+# ---- the cases ----------------------------------------------------------------
+
+def f32(rng, *shape, scale=1.0, offset=0.0):
+    return (rng.standard_normal(shape) * scale + offset).astype(np.float32)
+
+
+def cases(rng):
+    """(kernel, params, inputs, expected) for every kernel and shape."""
+    for n in (1, 7, 1001, 4099):
+        x, y = f32(rng, n), f32(rng, n)
+        yield "saxpy", dict(n=n, a=-1.75), dict(x=x, y=y), -1.75 * x.astype(np.float64) + y
+
+    for (M, N, K) in ((1, 1, 1), (3, 5, 7), (17, 33, 13), (67, 130, 45), (5, 1026, 21), (31, 19, 259)):
+        for has_bias, act in ((0, 0), (1, 0), (1, 1), (0, 2), (1, 2), (1, 3)):
+            A, B, bias = f32(rng, M, K), f32(rng, K, N), f32(rng, N)
+            want = A.astype(np.float64) @ B.astype(np.float64) + (bias if has_bias else 0.0)
+            params = dict(M=M, N=N, K=K, has_bias=has_bias, act=act, alpha=0.2)
+            yield "gemm", params, dict(A=A, B=B, bias=bias), act_np(act, 0.2, want)
+
+    for (N, K) in ((1, 1), (5, 3), (33, 130), (17, 1023), (70, 257)):
+        for has_bias in (0, 1):
+            W, x, bias = f32(rng, N, K), f32(rng, K), f32(rng, N)
+            want = W.astype(np.float64) @ x.astype(np.float64) + (bias if has_bias else 0.0)
+            yield "gemv", dict(N=N, K=K, has_bias=has_bias), dict(W=W, x=x, bias=bias), want
+
+    for (rows, n) in ((1, 1), (3, 5), (13, 141), (7, 1000), (2, 33)):
+        x = f32(rng, rows, n, scale=8.0)
+        x64 = x.astype(np.float64)
+        e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+        yield "softmax", dict(rows=rows, n=n), dict(x=x), e / e.sum(axis=1, keepdims=True)
+    x = np.array([[1000.0, 999.0, -1000.0, 0.0, 88.0]], np.float32)  # exp would overflow without max-subtract
+    e = np.exp(x.astype(np.float64) - 1000.0)
+    yield "softmax", dict(rows=1, n=5), dict(x=x), e / e.sum()
+
+    for (rows, n) in ((1, 1), (3, 5), (13, 769), (5, 1001), (9, 33)):
+        x = f32(rng, rows, n, scale=3.0, offset=100.0)  # a large mean: one-pass variance would cancel
+        gamma, beta = f32(rng, n), f32(rng, n)
+        x64 = x.astype(np.float64)
+        mean = x64.mean(axis=1, keepdims=True)
+        var = x64.var(axis=1, keepdims=True)  # biased, as LayerNorm
+        want = (x64 - mean) / np.sqrt(var + 1e-5) * gamma + beta
+        yield "layernorm", dict(rows=rows, n=n, eps=1e-5), dict(x=x, gamma=gamma, beta=beta), want
+
+    conv_shapes = ((1, 1, 1, 1, 1, 0, 1.0), (3, 5, 17, 3, 1, 1, 0.1), (13, 7, 50, 7, 3, 9, 0.1),
+                   (6, 11, 100, 11, 5, 25, 1.0), (9, 9, 64, 3, 2, 0, 0.2), (5, 4, 30, 4, 1, 3, 0.1),
+                   (2, 3, 9, 5, 2, 6, 0.3))
+    for (cin, cout, t_in, ks, dil, pad, slope) in conv_shapes:
+        x, w, bias = f32(rng, cin, t_in), f32(rng, cout, cin, ks), f32(rng, cout)
+        want = conv1d_np(x, w, bias, dil, pad, slope)
+        if cin * cout * ks * t_in <= 200000:
+            direct = conv1d_direct(x, w, bias, dil, pad, slope)
+            assert rel_l2(want, direct) < 1e-12, "conv1d: numpy formulation != definition"
+        params = dict(cin=cin, cout=cout, t_in=t_in, ks=ks, dil=dil, pad=pad, slope=slope)
+        yield "conv1d", params, dict(x=x, w=w, bias=bias), want
+
+    convt_shapes = ((1, 1, 1, 1, 1, 0, 0), (3, 5, 7, 16, 10, 3, 0), (13, 6, 11, 16, 10, 3, 0),
+                    (9, 17, 20, 4, 2, 1, 1), (5, 7, 9, 3, 5, 0, 0), (4, 3, 13, 7, 3, 4, 2),
+                    (2, 3, 5, 5, 2, 2, 1))
+    for (cin, cout, t_in, ks, stride, pad, out_pad) in convt_shapes:
+        x, w, bias = f32(rng, cin, t_in), f32(rng, cin, cout, ks), f32(rng, cout)
+        want = convt_np(x, w, bias, stride, pad, out_pad)
+        direct = convt_direct(x, w, bias, stride, pad, out_pad)
+        assert rel_l2(want, direct) < 1e-12, "conv_transpose1d: numpy formulation != definition"
+        if out_pad == 0:  # the identity as written covers no output padding
+            stuffed = convt_zero_stuffed(x, w, bias, stride, pad, out_pad)
+            assert rel_l2(want, stuffed) < 1e-12, "conv_transpose1d: numpy formulation != zero stuffing"
+        params = dict(cin=cin, cout=cout, t_in=t_in, ks=ks, stride=stride, pad=pad, out_pad=out_pad)
+        yield "conv_transpose1d", params, dict(x=x, w=w, bias=bias), want
+
+
+def check_gelu_formula():
+    """The tanh form is PyTorch's approximate='tanh': within 1e-3 of the exact GELU."""
+    worst = 0.0
+    for i in range(-800, 801):
+        v = i / 100.0
+        exact = 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))
+        worst = max(worst, abs(float(act_np(2, 0.0, np.float64(v))) - exact))
+    assert worst < 1e-3, "GELU tanh approximation is off by %g" % worst
+    return worst
+
+
+def run_reference(program, kernel, params, inputs, workdir):
+    with open(os.path.join(workdir, "params"), "w") as f:
+        for k, v in params.items():
+            f.write("%s %r\n" % (k, float(v)))
+    for name, arr in inputs.items():
+        np.ascontiguousarray(arr, np.float32).tofile(os.path.join(workdir, name + ".f32"))
+    out = os.path.join(workdir, "out.f32")
+    if os.path.exists(out):
+        os.remove(out)
+    r = subprocess.run([program, kernel, workdir], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("refcheck %s failed: %s" % (kernel, r.stderr.strip()))
+    return np.fromfile(out, np.float32)
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: refcheck.py PATH/TO/refcheck [--seed S] [--verbose]", file=sys.stderr)
+        return 2
+    program = argv[1]
+    seed = int.from_bytes(os.urandom(4), "little")
+    verbose = "--verbose" in argv
+    if "--seed" in argv:
+        seed = int(argv[argv.index("--seed") + 1])
+    print("refcheck.py: seed %d (replay with --seed %d)" % (seed, seed))
+    rng = np.random.default_rng(seed)
+    print("GELU tanh vs exact erf form: max difference %.2e over [-8, 8]" % check_gelu_formula())
+    worst, counts, failures = {}, {}, 0
+    with tempfile.TemporaryDirectory(prefix="kc-refcheck-") as workdir:
+        for kernel, params, inputs, want in cases(rng):
+            got = run_reference(program, kernel, params, inputs, workdir)
+            err = rel_l2(got, want) if got.size == np.asarray(want).size else float("inf")
+            worst[kernel] = max(worst.get(kernel, 0.0), err)
+            counts[kernel] = counts.get(kernel, 0) + 1
+            bad = not err <= BOUND
+            failures += bad
+            if bad or verbose:
+                print("%s %-16s %-70s rel L2 %.2e" % ("FAIL" if bad else "ok  ", kernel, params, err))
+    for kernel in worst:
+        print("%-16s %2d cases  max relative L2 error %.2e  (bound %.0e)" % (kernel, counts[kernel], worst[kernel], BOUND))
+    if failures:
+        print("refcheck.py: %d case%s failed" % (failures, "" if failures == 1 else "s"))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

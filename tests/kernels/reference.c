@@ -1,0 +1,134 @@
+/*
+ * reference.c — the kernels' definitions as plain loops (reference.h).
+ *
+ * Nothing here is clever on purpose: each function is the formula of
+ * docs/kernels.md with double accumulation. conv_transpose1d is written
+ * as the scatter that defines it (every input sample adds ks taps), not
+ * as the gather the kernel uses, so that the two formulations check each
+ * other.
+ */
+#include "reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double kc_ref_activate(int act, double alpha, double x)
+{
+    switch (act) {
+    case KC_REF_ACT_RELU: return x > 0 ? x : 0;
+    case KC_REF_ACT_GELU: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case KC_REF_ACT_LEAKY: return x >= 0 ? x : alpha * x;
+    default: return x;
+    }
+}
+
+void kc_ref_saxpy(int n, float a, const float *x, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = (float)((double)a * x[i] + y[i]);
+}
+
+void kc_ref_gemm(int M, int N, int K, bool has_bias, int act, float alpha, const float *A, const float *B,
+                 const float *bias, float *C)
+{
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double s = has_bias ? bias[n] : 0.0;
+            for (int k = 0; k < K; k++)
+                s += (double)A[(long)m * K + k] * B[(long)k * N + n];
+            C[(long)m * N + n] = (float)kc_ref_activate(act, alpha, s);
+        }
+}
+
+void kc_ref_gemv(int N, int K, bool has_bias, const float *W, const float *x, const float *bias, float *y)
+{
+    for (int n = 0; n < N; n++) {
+        double s = has_bias ? bias[n] : 0.0;
+        for (int k = 0; k < K; k++)
+            s += (double)W[(long)n * K + k] * x[k];
+        y[n] = (float)s;
+    }
+}
+
+void kc_ref_softmax(int rows, int n, const float *x, float *y)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (long)r * n;
+        float *yr = y + (long)r * n;
+        double mx = -INFINITY, sum = 0;
+        for (int i = 0; i < n; i++)
+            mx = xr[i] > mx ? xr[i] : mx;
+        for (int i = 0; i < n; i++)
+            sum += exp(xr[i] - mx);
+        for (int i = 0; i < n; i++)
+            yr[i] = (float)(exp(xr[i] - mx) / sum);
+    }
+}
+
+void kc_ref_layernorm(int rows, int n, float eps, const float *x, const float *gamma, const float *beta,
+                      float *y)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (long)r * n;
+        float *yr = y + (long)r * n;
+        double mean = 0, var = 0;
+        for (int i = 0; i < n; i++)
+            mean += xr[i];
+        mean /= n;
+        for (int i = 0; i < n; i++)
+            var += (xr[i] - mean) * (xr[i] - mean);
+        var /= n;
+        double rstd = 1.0 / sqrt(var + eps);
+        for (int i = 0; i < n; i++)
+            yr[i] = (float)((xr[i] - mean) * rstd * gamma[i] + beta[i]);
+    }
+}
+
+int kc_ref_conv1d_len(int t_in, int ks, int dil, int pad)
+{
+    return t_in + 2 * pad - dil * (ks - 1);
+}
+
+void kc_ref_conv1d(int cin, int cout, int t_in, int ks, int dil, int pad, float slope, const float *x,
+                   const float *w, const float *bias, float *y)
+{
+    int t_out = kc_ref_conv1d_len(t_in, ks, dil, pad);
+    for (int o = 0; o < cout; o++)
+        for (int t = 0; t < t_out; t++) {
+            double s = bias[o];
+            for (int c = 0; c < cin; c++)
+                for (int j = 0; j < ks; j++) {
+                    int at = t + j * dil - pad;
+                    if (at >= 0 && at < t_in)
+                        s += (double)w[((long)o * cin + c) * ks + j] * x[(long)c * t_in + at];
+                }
+            y[(long)o * t_out + t] = (float)(s >= 0 ? s : slope * s);
+        }
+}
+
+int kc_ref_conv_transpose1d_len(int t_in, int ks, int stride, int pad, int out_pad)
+{
+    return (t_in - 1) * stride - 2 * pad + ks + out_pad;
+}
+
+void kc_ref_conv_transpose1d(int cin, int cout, int t_in, int ks, int stride, int pad, int out_pad,
+                             const float *x, const float *w, const float *bias, float *y)
+{
+    int t_out = kc_ref_conv_transpose1d_len(t_in, ks, stride, pad, out_pad);
+    double *acc = calloc((size_t)cout * (size_t)(t_out > 0 ? t_out : 1), sizeof(double));
+    if (!acc)
+        abort();
+    for (int c = 0; c < cin; c++)
+        for (int s = 0; s < t_in; s++)
+            for (int o = 0; o < cout; o++)
+                for (int j = 0; j < ks; j++) {
+                    int t = s * stride + j - pad; /* the full result, shifted by pad */
+                    if (t >= 0 && t < t_out)
+                        acc[(long)o * t_out + t] +=
+                            (double)x[(long)c * t_in + s] * w[((long)c * cout + o) * ks + j];
+                }
+    for (int o = 0; o < cout; o++)
+        for (int t = 0; t < t_out; t++)
+            y[(long)o * t_out + t] = (float)(acc[(long)o * t_out + t] + bias[o]);
+    free(acc);
+}

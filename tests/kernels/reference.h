@@ -1,0 +1,53 @@
+/*
+ * reference.h — plain C reference implementations of the kernels in
+ * kernels/, for the device tests: the same signatures (minus the
+ * workgroup machinery), layouts and semantics (padding, bias, activation,
+ * edges), written as the straightforward loops of the definitions in
+ * docs/kernels.md. Sums are accumulated in double and rounded to float
+ * once, so a reference is at least as accurate as any variant;
+ * tests/kernels/refcheck.py proves each against numpy.
+ *
+ * Every array is a plain row-major float array (the kernels' float4
+ * buffers are views of the same floats). Output arrays are written
+ * completely; inputs are not modified, except y in saxpy.
+ */
+#ifndef KC_REFERENCE_H
+#define KC_REFERENCE_H
+
+#include <stdbool.h>
+
+/* The activations of include/act.kch (0 none, 1 ReLU, 2 GELU tanh, 3 leaky). */
+enum { KC_REF_ACT_NONE = 0, KC_REF_ACT_RELU = 1, KC_REF_ACT_GELU = 2, KC_REF_ACT_LEAKY = 3 };
+double kc_ref_activate(int act, double alpha, double x);
+
+/* y = a x + y, n floats */
+void kc_ref_saxpy(int n, float a, const float *x, float *y);
+
+/* C (M x N) = act(A (M x K) · B (K x N) + bias (N, when has_bias)) */
+void kc_ref_gemm(int M, int N, int K, bool has_bias, int act, float alpha, const float *A, const float *B,
+                 const float *bias, float *C);
+
+/* y (N) = W (N x K) · x (K) + bias (N, when has_bias) */
+void kc_ref_gemv(int N, int K, bool has_bias, const float *W, const float *x, const float *bias, float *y);
+
+/* each row of x (rows x n): y = exp(x - max) / sum(exp(x - max)) */
+void kc_ref_softmax(int rows, int n, const float *x, float *y);
+
+/* each row of x (rows x n): (x - mean) / sqrt(var + eps) * gamma + beta, var biased */
+void kc_ref_layernorm(int rows, int n, float eps, const float *x, const float *gamma, const float *beta,
+                      float *y);
+
+/* conv1d's output length: t_in + 2 pad - dil (ks - 1) */
+int kc_ref_conv1d_len(int t_in, int ks, int dil, int pad);
+/* y (cout x t_out) = leaky_relu(conv1d(x (cin x t_in), w (cout x cin x ks)) + bias, slope),
+ * stride 1, zero padding pad on both sides */
+void kc_ref_conv1d(int cin, int cout, int t_in, int ks, int dil, int pad, float slope, const float *x,
+                   const float *w, const float *bias, float *y);
+
+/* conv_transpose1d's output length: (t_in - 1) stride - 2 pad + ks + out_pad */
+int kc_ref_conv_transpose1d_len(int t_in, int ks, int stride, int pad, int out_pad);
+/* y (cout x t_out) = ConvTranspose1d(x (cin x t_in), w (cin x cout x ks)) + bias, PyTorch's semantics */
+void kc_ref_conv_transpose1d(int cin, int cout, int t_in, int ks, int stride, int pad, int out_pad,
+                             const float *x, const float *w, const float *bias, float *y);
+
+#endif
