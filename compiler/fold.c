@@ -296,6 +296,63 @@ void kc_ir_fold_block(kc_arena *a, kc_ir_block *b)
     kc_ir_map_exprs(b, fold_expr, &F);
 }
 
+/*
+ * Constant propagation, of the one kind that needs no data-flow analysis:
+ * a scalar variable written by exactly one statement, which assigns it a
+ * constant, holds that constant wherever it is read (a read before the
+ * write sees an indeterminate value, and the constant is as good as any).
+ * Inlining makes many of these (a helper's parameter bound to a constant
+ * argument), and a KC_UNROLL loop in the helper then has a constant bound.
+ */
+typedef struct writes {
+    kc_arena *a;
+    kc_map count;   /* "%p" of a var -> number of statements writing it */
+    kc_map value;   /* "%p" of a var -> its constant, if that one write assigns one */
+} writes;
+
+static const char *var_key(kc_arena *a, const kc_ir_var *v) { return kc_arena_printf(a, "%p", (const void *)v); }
+
+static void count_writes(void *user, kc_ir_stmt *s)
+{
+    writes *W = user;
+    if (!s->var || !(s->kind == KIR_ASSIGN || s->kind == KIR_ATOMIC || s->kind == KIR_CALL))
+        return;
+    const char *k = var_key(W->a, s->var);
+    intptr_t n = (intptr_t)kc_map_get(&W->count, k);
+    kc_map_put(W->a, &W->count, k, (void *)(n + 1));
+    bool constant = s->kind == KIR_ASSIGN && s->lane < 0 && s->var->mem == KIR_MEM_PRIVATE && !s->var->is_array &&
+                    kc_ir_is_const(s->value) && s->value->type->kind == KC_TY_SCALAR;
+    kc_map_put(W->a, &W->value, k, constant ? s->value : NULL);
+}
+
+typedef struct propagate {
+    writes *w;
+    bool changed;
+} propagate;
+
+static kc_ir_expr *replace_read(void *user, kc_ir_expr *e)
+{
+    propagate *P = user;
+    if (e->kind != KIR_VAR)
+        return e;
+    const char *k = var_key(P->w->a, e->var);
+    kc_ir_expr *c = kc_map_get(&P->w->value, k);
+    if (!c || (intptr_t)kc_map_get(&P->w->count, k) != 1)
+        return e;
+    P->changed = true;
+    return kc_type_is_float(c->type) ? kc_ir_const_float(P->w->a, c->type, c->fval)
+                                     : kc_ir_const_int(P->w->a, c->type, c->ival);
+}
+
+static bool propagate_constants(kc_arena *a, kc_ir_func *f)
+{
+    writes W = {a, {0}, {0}};
+    kc_ir_walk(&f->body, count_writes, &W);
+    propagate P = {&W, false};
+    kc_ir_map_exprs(&f->body, replace_read, &P);
+    return P.changed;
+}
+
 bool kc_ir_fold(kc_ir_module *m)
 {
     folder F = {m->arena};
@@ -304,7 +361,12 @@ bool kc_ir_fold(kc_ir_module *m)
         for (int64_t k = 0; k < v->len; k++)
             v->init[k] = fold_tree(&F, v->init[k]);
     }
-    fold_func(&F, m->kernel);
+    /* folding makes constants, which propagate, which fold further */
+    for (int round = 0; round < 8; round++) {
+        fold_func(&F, m->kernel);
+        if (!propagate_constants(m->arena, m->kernel))
+            break;
+    }
     for (int i = 0; i < m->helpers.len; i++)
         fold_func(&F, m->helpers.items[i]);
     return true;
