@@ -839,6 +839,43 @@ static bool read_variants(rd *r, rt_kernel *k, int64_t id)
     return rc == 0;
 }
 
+bool rt_variant_from_desc(kcrt_context *ctx, const rt_kernel *k, rt_variant *v, const kcrt_binary_desc *d,
+                          rt_arena *a, char *err, size_t errlen)
+{
+    rd r = {NULL, NULL, a, NULL, 0, {0}};
+    kcrt_variant_info *i = rt_alloc(a, sizeof(*i));
+    void *binary = rt_alloc(a, d->size ? d->size : 1);
+    if (!i || !binary)
+        return rt_printf(err, errlen, "out of memory"), false;
+    memcpy(binary, d->binary, d->size);
+    memset(v, 0, sizeof(*v));
+    v->info = i;
+    v->binary = binary;
+    v->size = d->size;
+    i->tunables = rt_strdup(a, d->tunables);
+    i->target = rt_strdup(a, d->target);
+    memcpy(i->wg, d->wg, sizeof(i->wg));
+    i->args_size = d->args_size;
+    i->spilled = d->spilled;
+    i->shared_bytes = d->shared_bytes;
+    i->features = rt_strdup(a, d->features ? d->features : "");
+    v->tvals = rt_alloc(a, sizeof(int64_t) * (size_t)(k->info.ntunables + 1));
+    bool ok = v->tvals && i->tunables && i->target && parse_slots(&r, k, v, d->args ? d->args : "") &&
+              parse_features(&r, v, i->features);
+    if (ok && !variant_values(a, k, i->tunables, v->tvals, r.err, sizeof(r.err)))
+        ok = false;
+    if (ok && strcmp(i->target, "spirv") == 0) {
+        rt_spirv_facts f;
+        ok = rt_check_spirv(v->binary, v->size, k->info.name, &f, r.err, sizeof(r.err));
+        v->features |= f.features;
+        v->spirv_minor = f.minor;
+    }
+    if (!ok)
+        return rt_printf(err, errlen, "%s", r.err[0] ? r.err : "out of memory"), false;
+    v->loads = ctx->be->loads(ctx->dev, i->target);
+    return true;
+}
+
 /* ---- the tuned table ------------------------------------------------------------------------------- */
 
 /* Maps a tuned row's shape onto the kernel's integer scalars; false when it
@@ -1187,9 +1224,12 @@ void kcrt_bundle_free(kcrt_bundle *b)
         return;
     kcrt_context *ctx = b->ctx;
     bool any = false;
-    for (int i = 0; i < b->nkernels; i++)
+    for (int i = 0; i < b->nkernels; i++) {
         for (int j = 0; j < b->kernels[i].info.nvariants; j++)
             any |= b->kernels[i].variants[j].module != NULL;
+        for (kcrt_kernel *h = b->kernels[i].handles; h; h = h->next)
+            any |= h->owns_fixed;
+    }
     if (any) /* a module may be in use by launches not finished yet */
         ctx->be->finish(ctx->dev);
     for (int i = 0; i < b->nkernels; i++) {
@@ -1199,6 +1239,10 @@ void kcrt_bundle_free(kcrt_bundle *b)
                 ctx->be->module_free(ctx->dev, k->variants[j].module);
         for (kcrt_kernel *h = k->handles, *next; h; h = next) {
             next = h->next;
+            if (h->owns_fixed && h->fixed->module)
+                ctx->be->module_free(ctx->dev, h->fixed->module);
+            if (h->owns_fixed)
+                rt_arena_free(&h->own);
             free(h->memo_shape);
             free(h);
         }

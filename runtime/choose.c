@@ -352,6 +352,61 @@ kcrt_status kcrt_kernel_get_variant(kcrt_bundle *b, const char *name, const char
     return KCRT_OK;
 }
 
+kcrt_status kcrt_kernel_from_binary(kcrt_bundle *b, const char *name, const kcrt_binary_desc *d, kcrt_kernel **out)
+{
+    if (!b || !name || !d || !d->binary || !d->tunables || !d->target || !out)
+        return rt_fail(b ? b->ctx : NULL, KCRT_ERROR_BAD_ARGUMENT, "kcrt_kernel_from_binary: an argument is NULL");
+    *out = NULL;
+    rt_kernel *rk;
+    kcrt_status s = find_kernel(b, name, &rk);
+    if (s != KCRT_OK)
+        return s;
+    kcrt_kernel *h = calloc(1, sizeof(*h));
+    rt_variant *v = h ? rt_alloc(&h->own, sizeof(*v)) : NULL;
+    char err[RT_MSG];
+    if (!v) {
+        free(h);
+        return rt_fail(b->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (!rt_variant_from_desc(b->ctx, rk, v, d, &h->own, err, sizeof(err))) {
+        rt_arena_free(&h->own);
+        free(h);
+        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "variant '%s' of '%s': %s", d->tunables, name, err);
+    }
+    h->b = b;
+    h->rk = rk;
+    h->fixed = v;
+    h->owns_fixed = true;
+    if ((s = rt_variant_module(b->ctx, rk, v)) != KCRT_OK) {
+        rt_arena_free(&h->own);
+        free(h);
+        return s;
+    }
+    h->next = rk->handles;
+    rk->handles = h;
+    *out = h;
+    return KCRT_OK;
+}
+
+void kcrt_kernel_release(kcrt_kernel *k)
+{
+    if (!k || !k->owns_fixed)
+        return;
+    kcrt_context *ctx = k->b->ctx;
+    for (kcrt_kernel **p = &k->rk->handles; *p; p = &(*p)->next)
+        if (*p == k) {
+            *p = k->next;
+            break;
+        }
+    if (k->fixed->module) {
+        ctx->be->finish(ctx->dev); /* launches of it may still run */
+        ctx->be->module_free(ctx->dev, k->fixed->module);
+    }
+    rt_arena_free(&k->own);
+    free(k->memo_shape);
+    free(k);
+}
+
 const kcrt_kernel_info *kcrt_kernel_info_get(const kcrt_kernel *k)
 {
     return k ? &k->rk->info : NULL;

@@ -61,6 +61,36 @@ void kcrt_validation_reset(void);
 /* Launches recorded but not yet submitted, in ctx. */
 int kcrt_pending_launches(const kcrt_context *ctx);
 
+/* Fills n elements of a buffer for parameter p as its init says (uniform
+ * in [-1, 1) by default; normal, positive, ones, index), from *seed, which
+ * advances: the same seed gives the same contents. */
+void kcrt_fill(const kcrt_param_info *p, void *buffer, size_t n, uint64_t *seed);
+
+/* A variant compiled outside the bundle, for kc tune: the same fields as
+ * a row of the bundle's variants table (support/kc_bundle_schema.h). */
+typedef struct kcrt_binary_desc {
+    const char *tunables; /* "WG=64,TM=4" */
+    const char *target;   /* "spirv", "gfx1100", "sm_90" */
+    const void *binary;
+    size_t size;
+    uint32_t wg[3];
+    const char *args;     /* per parameter "offset:size" or "@binding" */
+    uint32_t args_size;
+    bool spilled;
+    uint32_t shared_bytes;
+    const char *features; /* "float16,subgroups,…" */
+} kcrt_binary_desc;
+
+/* A handle that launches exactly that variant of the bundle's kernel
+ * `name` (whose signature it shares); the binary is copied and checked as
+ * a bundle's would be, and its pipeline is made now, so that timing does
+ * not pay for it and a driver that refuses it says so here. The variant is
+ * not added to the bundle's choice. */
+kcrt_status kcrt_kernel_from_binary(kcrt_bundle *b, const char *name, const kcrt_binary_desc *d, kcrt_kernel **out);
+/* Frees such a handle, its pipeline and its copy of the binary (a tune
+ * tries hundreds of variants); other handles are not freed this way. */
+void kcrt_kernel_release(kcrt_kernel *k);
+
 #ifdef __cplusplus
 }
 #endif

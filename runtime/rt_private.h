@@ -189,6 +189,8 @@ struct kcrt_kernel {
     kcrt_bundle *b;
     rt_kernel *rk;
     rt_variant *fixed; /* kcrt_kernel_get_variant's, or NULL: choose per launch */
+    bool owns_fixed;   /* kcrt_kernel_from_binary's: the variant lives in own */
+    rt_arena own;
     /* the last choice, so that repeated launches of a shape do not choose again */
     bool memo_valid;
     int64_t *memo_shape;
@@ -224,6 +226,10 @@ void rt_variant_desc(const rt_kernel *rk, const rt_variant *v, rt_module_desc *m
 
 /* Tunable values of a variant string, in the kernel's order; unnamed ones
  * take their defaults. */
+/* Fills a variant from a description (kcrt_kernel_from_binary), with the
+ * checks a bundle row gets; memory from a. */
+bool rt_variant_from_desc(kcrt_context *ctx, const rt_kernel *k, rt_variant *v, const struct kcrt_binary_desc *d,
+                          rt_arena *a, char *err, size_t errlen);
 bool rt_variant_values(rt_arena *a, const rt_kernel *k, const char *text, int64_t *tv, char *err,
                        size_t errlen);
 /* Parses "a=1,b=2" into names and values (names point into a copy owned by

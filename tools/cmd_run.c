@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kc/kcrt.h"
+#include "kcrt_internal.h"
 
 enum { MAX_PARAMS = 256, MAX_OUTS = 64 };
 
@@ -208,90 +209,6 @@ static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
 
 /* ---- buffers ------------------------------------------------------------------------------------- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->s ^= r->s >> 12, r->s ^= r->s << 25, r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
-
-static double unit(rng *r) /* [0, 1) */
-{
-    return (double)(next(r) >> 11) / 9007199254740992.0;
-}
-
-static double normal(rng *r)
-{
-    double u = unit(r), v = unit(r);
-    return sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
-}
-
-/* One component of element i, for float-like types. */
-static double float_value(kcrt_init init, size_t i, rng *r)
-{
-    switch (init) {
-    case KCRT_INIT_NORMAL: return normal(r);
-    case KCRT_INIT_POSITIVE: return 1 - unit(r); /* (0, 1] */
-    case KCRT_INIT_ONES: return 1;
-    case KCRT_INIT_INDEX: return (double)i;
-    default: return 2 * unit(r) - 1;
-    }
-}
-
-static int64_t int_value(kcrt_init init, size_t i, rng *r, bool is_unsigned)
-{
-    switch (init) {
-    case KCRT_INIT_NORMAL: {
-        double v = llround(100 * normal(r));
-        return is_unsigned ? (int64_t)fabs(v) : (int64_t)v;
-    }
-    case KCRT_INIT_POSITIVE: return 1 + (int64_t)(next(r) % 1000);
-    case KCRT_INIT_ONES: return 1;
-    case KCRT_INIT_INDEX: return (int64_t)i;
-    default: return is_unsigned ? (int64_t)(next(r) % 1000) : (int64_t)(next(r) % 2000) - 1000;
-    }
-}
-
-/* Fills n elements of a buffer of p's type as its init says. */
-static void fill(const kcrt_param_info *p, unsigned char *data, size_t n, rng *r)
-{
-    size_t lanes = 1;
-    char kind = 'f';
-#define X(name, text, bytes, ln, k)                                                                          \
-    if (p->type == KCRT_TYPE_##name)                                                                         \
-        lanes = ln, kind = k;
-    KCRT_TYPES(X)
-#undef X
-    size_t comp = p->elem_bytes / lanes;
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < lanes; c++) {
-            unsigned char *at = data + (i * lanes + c) * comp;
-            if (kind == 'f') {
-                float f = (float)float_value(p->init, i, r);
-                memcpy(at, &f, 4);
-            } else if (kind == 'h') {
-                uint16_t h = kcrt_f32_to_f16((float)float_value(p->init, i, r));
-                memcpy(at, &h, 2);
-            } else if (kind == 'b') {
-                uint32_t b = p->init == KCRT_INIT_ONES || p->init == KCRT_INIT_POSITIVE ? 1
-                             : p->init == KCRT_INIT_INDEX                               ? (uint32_t)(i & 1)
-                                                          : (uint32_t)(next(r) & 1);
-                memcpy(at, &b, 4);
-            } else {
-                int64_t v = int_value(p->init, i, r, kind == 'u');
-                if (comp == 8)
-                    memcpy(at, &v, 8);
-                else {
-                    int32_t w = (int32_t)v;
-                    memcpy(at, &w, 4);
-                }
-            }
-        }
-}
-
 static void *read_file(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -327,7 +244,7 @@ static int elements(run_state *st, const kcrt_param_info *p, int64_t *n)
     return KC_EXIT_OK;
 }
 
-static int make_buffer(run_state *st, const run_opts *o, int i, rng *r)
+static int make_buffer(run_state *st, const run_opts *o, int i, uint64_t *r)
 {
     const kcrt_param_info *p = &st->ki->params[i];
     int64_t n;
@@ -352,7 +269,7 @@ static int make_buffer(run_state *st, const run_opts *o, int i, rng *r)
     } else if (!(data = malloc(need ? need : 1))) {
         return fail("out of memory for %s (%zu bytes)", p->name, need);
     } else
-        fill(p, data, (size_t)n, r);
+        kcrt_fill(p, data, (size_t)n, r);
     kcrt_status s = kcrt_buffer_create(st->ctx, need ? need : 4, &st->bufs[i]);
     if (s == KCRT_OK && need)
         s = kcrt_buffer_write(st->bufs[i], 0, data, need);
@@ -574,7 +491,7 @@ static int run(run_state *st, const run_opts *o)
     if (kcrt_bundle_load(st->ctx, o->bundle, &st->b) != KCRT_OK)
         return fail("%s", kcrt_error(st->ctx));
     int rc = prepare(st, o);
-    rng r = {o->seed * 0x9E3779B97F4A7C15ull + 1};
+    uint64_t r = o->seed * 0x9E3779B97F4A7C15ull + 1;
     for (int i = 0; !rc && i < st->ki->nparams; i++)
         if (st->ki->params[i].kind == KCRT_PARAM_BUFFER)
             rc = make_buffer(st, o, i, &r);
