@@ -8,6 +8,12 @@
 
 #include "kc_build.h"
 
+/* An open bundle (kc_bundle_open). */
+struct kc_bundle {
+    sqlite3 *db;
+    kc_arena arena;
+};
+
 typedef struct kc_bundle_kernel {
     int64_t id;
     const kc_func *kernel;

@@ -15,11 +15,6 @@
 
 #include "kc_bundle_schema.h"
 
-struct kc_bundle {
-    sqlite3 *db;
-    kc_arena arena;
-};
-
 static bool query_int(sqlite3 *db, const char *sql, int64_t *out)
 {
     sqlite3_stmt *st;

@@ -134,6 +134,26 @@ void kc_bundle_close(kc_bundle *b);
 struct sqlite3 *kc_bundle_db(kc_bundle *b);
 const char *kc_bundle_meta(kc_bundle *b, const char *key);
 
+/* Rebuilds a kernel's program from the sources the bundle carries (written
+ * to a temporary directory so that #include works as it did at build
+ * time), and checks it is the program the bundle was built from (the
+ * source hash). *k is the kernel; ctx owns the program. */
+bool kc_bundle_program(kc_bundle *b, const char *kernel, kc_ctx *ctx, kc_program **prog, const kc_func **k,
+                       char *err, size_t errlen);
+/* Does the bundle hold this variant's binary for this target? */
+bool kc_bundle_has_variant(kc_bundle *b, const char *kernel, const char *tunables, const char *target);
+/* Adds a variant's binary (a bundle opened writable). */
+bool kc_bundle_put_variant(kc_bundle *b, const char *kernel, const char *tunables, const char *target,
+                           const kc_variant_blob *blob, char *err, size_t errlen);
+/* Records the winner for a device and a shape, replacing an older one. */
+typedef struct kc_tuned_row {
+    const char *device_key, *device_family, *backend, *kernel, *shape, *variant;
+    double time_ns;
+} kc_tuned_row;
+bool kc_bundle_put_tuned(kc_bundle *b, const kc_tuned_row *r, char *err, size_t errlen);
+/* Groups writes into one transaction ("BEGIN", "COMMIT", "ROLLBACK"). */
+bool kc_bundle_exec(kc_bundle *b, const char *sql, char *err, size_t errlen);
+
 /* Writes the bundle's description: kernels, signatures, tunables,
  * constraints, shapes, variants and targets, tuned rows. */
 bool kc_bundle_describe(kc_bundle *b, kc_buf *out, bool json, char *err, size_t errlen);
