@@ -303,7 +303,7 @@ static double legend(kc_buf *o, const map *m, double x0, double y)
                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"#e6e6e6\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\">not measured</text>"
                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"%s\" "
-                  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">holds the best</text>\n",
+                  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">best</text>\n",
                   x0, y + 18, x0 + 18, y + 28, x0 + 130, y + 18, RED, x0 + 148, y + 28);
     return y + 36;
 }

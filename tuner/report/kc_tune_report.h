@@ -18,7 +18,10 @@
 
 /* One measured configuration. status is the cache's word: "ok",
  * "compile_failed", "verify_failed", "timeout", "refused"; only "ok" has a
- * time. */
+ * time. The report counts any other word, and an "ok" without a finite
+ * positive time, as a failure of status "other". A point whose values are
+ * not among the kernel's candidates is drawn in the time chart but in no
+ * heat-map cell. */
 typedef struct kc_tune_report_point {
     const int64_t *values; /* one per tunable, in the kernel's order */
     const char *variant;   /* "WG=64,TM=4" */
@@ -30,7 +33,9 @@ typedef struct kc_tune_report_shape {
     const char *shape; /* "n=48000" */
     int npoints;
     const kc_tune_report_point *points;
-    int best;          /* index into points of the winner, -1 if none */
+    int best;          /* index into points of the winner, -1 if none; a
+                          winner that is not an ok point is ignored, and
+                          then the fastest ok point is marked */
     int default_point; /* index of the default variant, -1 if not measured */
 } kc_tune_report_shape;
 
@@ -51,14 +56,18 @@ typedef struct kc_tune_report {
     int nkernels;
     const kc_tune_report_kernel *kernels;
     /* The heat map's axes, by tunable name; NULL: the two tunables with
-     * the most candidates (ties: declaration order). A kernel with one
+     * the most candidates (ties: declaration order; the first is x). With
+     * one named, the other is the default among the rest. A kernel that
+     * lacks a named axis gets its own default pair. A kernel with one
      * tunable gets a one-row map; one without tunables gets none. */
     const char *axis_x, *axis_y;
 } kc_tune_report;
 
 /* Writes the report as HTML (path ends in .html or .htm) or SVG (.svg),
  * atomically. false with a message in err (an unknown extension, an axis
- * no kernel has, a file that cannot be written). */
+ * no kernel has, both axes the same tunable, a file that cannot be
+ * written); nothing is written then. The same report gives the same
+ * bytes. */
 bool kc_tune_report_write(const kc_tune_report *r, const char *path, char *err, size_t errlen);
 
 #endif
