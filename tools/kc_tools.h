@@ -19,6 +19,8 @@ typedef struct kc_command {
 } kc_command;
 
 extern const kc_command kc_commands[];
+/* main's argv, for kc tune to re-execute itself after a hung variant. */
+extern char **kc_main_argv;
 const kc_command *kc_find_command(const char *name);
 
 /* A small option parser: long options with a value (--name VALUE or

@@ -211,6 +211,12 @@ bool kc_tune_done(kc_tune_ctx *c)
     return c->stop != KC_TUNE_RUNNING;
 }
 
+void kc_tune_stop_now(kc_tune_ctx *c)
+{
+    if (c->stop == KC_TUNE_RUNNING)
+        c->stop = KC_TUNE_STOP_ASKED;
+}
+
 double kc_tune_progress(const kc_tune_ctx *c)
 {
     double p = 0;
@@ -299,6 +305,7 @@ const char *kc_tune_stop_text(kc_tune_stop why)
     case KC_TUNE_STOP_TIME: return "time limit reached";
     case KC_TUNE_STOP_FINISHED: return "search finished";
     case KC_TUNE_STOP_STALLED: return "stalled: nothing new to measure";
+    case KC_TUNE_STOP_ASKED: return "stopped on request";
     }
     return "?";
 }

@@ -60,6 +60,7 @@ typedef enum {
     KC_TUNE_STOP_TIME,     /* max_seconds passed */
     KC_TUNE_STOP_FINISHED, /* the strategy ended: space covered or converged */
     KC_TUNE_STOP_STALLED,  /* KC_TUNE_STALL_PROBES probes found nothing new */
+    KC_TUNE_STOP_ASKED,    /* kc_tune_stop_now: the user pressed Ctrl-C */
 } kc_tune_stop;
 
 typedef struct kc_tune_ctx kc_tune_ctx;
@@ -72,6 +73,10 @@ kc_tune_ctx *kc_tune_new(const kc_tune_space *space, kc_tune_measure measure, vo
 void kc_tune_free(kc_tune_ctx *ctx);
 /* Runs the strategy until it stops; returns why. Run once per ctx. */
 kc_tune_stop kc_tune_run(kc_tune_ctx *ctx);
+
+/* Asks the strategy to stop before its next measurement (from the measure
+ * function, say after Ctrl-C); kc_tune_run then returns KC_TUNE_STOP_ASKED. */
+void kc_tune_stop_now(kc_tune_ctx *ctx);
 
 /* Results, also readable while running (from the measure function, for a
  * progress line). */

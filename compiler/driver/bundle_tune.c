@@ -92,8 +92,8 @@ bool kc_bundle_program(kc_bundle *b, const char *kernel, kc_ctx *ctx, kc_program
         *prog = kc_dsl_parse(ctx, kc_arena_printf(&ctx->arena, "%s/%s", dir, path));
         *k = *prog ? kc_program_func(*prog, kernel) : NULL;
         if (!*k) {
-            snprintf(err, errlen, "the sources in the bundle do not build kernel '%s'%s", kernel,
-                     ctx->diag.text.data ? ":" : "");
+            snprintf(err, errlen, "the sources in the bundle do not build kernel '%s'%s%s", kernel,
+                     ctx->diag.text.data ? ":\n" : "", ctx->diag.text.data ? ctx->diag.text.data : "");
             ok = false;
         } else if (strcmp((*prog)->source_hash, hash) != 0) {
             snprintf(err, errlen,

@@ -1,0 +1,337 @@
+/*
+ * measure.c — one configuration on the device.
+ *
+ * The order matters for honest numbers and for resuming:
+ *   1. the cache: a configuration measured before (by this run or one that
+ *      was stopped) is answered from there and never measured again;
+ *   2. compile for the device's target (a failure is compile_failed);
+ *   3. load it through libkcrt, which creates the pipeline now, outside
+ *      any timing (a device that lacks what it needs refuses it);
+ *   4. run it once on the search's inputs, restored first, and compare its
+ *      outputs with the reference variant's (verify_failed); a launch
+ *      slower than the timeout is a timeout;
+ *   5. warm up, then time rounds of launches with device timestamps until
+ *      the median is known to within about 1% (the boxplot notch,
+ *      1.58 IQR / sqrt(n), at most 1% of the median, with at least ten
+ *      samples) or the timing cap is spent;
+ *   6. commit the result to the cache before anything else happens.
+ * A failure of the host side (a buffer that cannot be written back) is not
+ * the variant's fault: it stops the search and records nothing.
+ */
+#include "device_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_SAMPLES = 512, REFERENCE_TRIES = 16 };
+#define NOTCH_BOUND 0.01  /* the median's 95% interval, relative */
+#define MIN_TIMEOUT_S 1.0 /* seconds; a launch this fast is never a timeout */
+#define TIMEOUT_FACTOR 50 /* times the reference's launch */
+
+kc_cache_key td_key(kc_arena *a, const td_search *r, const char *variant)
+{
+    const td_session *s = r->s;
+    return (kc_cache_key){r->tk->name,   r->tk->prog->source_hash, KC_VERSION, s->dev->key, s->dev->name,
+                          s->dev->backend, r->shape,                 kc_arena_strdup(a, variant)};
+}
+
+/* The first line of a compiler message, without the temporary directory
+ * the bundle's sources were written to. */
+static void first_line(const char *text, char *why, size_t len)
+{
+    if (!text)
+        text = "the compiler gave no reason";
+    const char *tmp = strstr(text, "kc-tune-src-");
+    if (tmp && strchr(tmp, '/') && (!strchr(text, '\n') || strchr(tmp, '/') < strchr(text, '\n')))
+        text = strchr(tmp, '/') + 1;
+    const char *nl = strchr(text, '\n');
+    snprintf(why, len, "%.*s", (int)(nl ? (size_t)(nl - text) : strlen(text)), text);
+}
+
+bool td_compile(const td_search *r, const int *point, kc_variant_blob *blob, char *why, size_t len)
+{
+    kc_arena a;
+    kc_arena_init(&a);
+    kc_ir_binding b = td_binding(&a, r->tk, point);
+    kc_diag d;
+    kc_diag_init(&d, &r->tk->ctx.src, NULL);
+    memset(blob, 0, sizeof(*blob));
+    bool ok = kc_build_variant(r->tk->prog, r->tk->k, &b, r->s->target, blob, &d);
+    if (!ok)
+        first_line(d.text.data, why, len);
+    kc_diag_free(&d);
+    kc_arena_free(&a);
+    return ok;
+}
+
+static kc_result_status load(td_search *r, const char *variant, const kc_variant_blob *blob, kcrt_kernel **k,
+                             char *why, size_t len)
+{
+    const kcrt_device_info *dev = r->s->dev;
+    if (blob->shared_bytes > dev->max_shared_bytes) {
+        snprintf(why, len, "it uses %u bytes of shared memory; the device has %u", blob->shared_bytes,
+                 dev->max_shared_bytes);
+        return KC_RESULT_REFUSED;
+    }
+    kcrt_binary_desc d = {variant,       r->s->target->name, blob->data,    blob->size,
+                          {blob->wg[0], blob->wg[1], blob->wg[2]}, blob->args,  blob->args_size,
+                          blob->spilled, blob->shared_bytes, blob->features};
+    kcrt_status st = kcrt_kernel_from_binary(r->s->rb, r->tk->name, &d, k);
+    if (st == KCRT_OK)
+        return KC_RESULT_OK;
+    snprintf(why, len, "%s", kcrt_error(r->s->ctx));
+    return st == KCRT_ERROR_UNSUPPORTED ? KC_RESULT_REFUSED : KC_RESULT_COMPILE_FAILED;
+}
+
+static void stop_search(td_search *r)
+{
+    r->stop = true;
+    if (r->tctx)
+        kc_tune_stop_now(r->tctx);
+}
+
+/* Stops the search for a reason that is not the variant's. */
+static void host_failure(td_search *r, const char *what)
+{
+    snprintf(r->error, sizeof(r->error), "%s: %s", what, kcrt_error(r->s->ctx));
+    stop_search(r);
+}
+
+/* One launch on restored inputs, watched; its wall time in *wall. */
+static kc_result_status launch_once(td_search *r, kcrt_kernel *k, const kc_cache_key *key, double *wall, char *why,
+                                    size_t len)
+{
+    if (!td_workload_restore(&r->w)) {
+        host_failure(r, "writing the inputs back");
+        return KC_RESULT_COUNT;
+    }
+    td_watchdog_arm(r->s->dog, key, 2 * r->timeout_s + 5);
+    double t0 = td_now();
+    kcrt_status st = kcrt_launch(k, r->w.args, (size_t)r->w.nargs);
+    kcrt_status fin = st == KCRT_OK ? kcrt_finish(r->s->ctx) : KCRT_OK;
+    *wall = td_now() - t0;
+    td_watchdog_disarm(r->s->dog);
+    if (st != KCRT_OK) { /* the launch's own checks: a grid past the device's limits */
+        snprintf(why, len, "%s", kcrt_error(r->s->ctx));
+        return st == KCRT_ERROR_BAD_ARGUMENT || st == KCRT_ERROR_UNSUPPORTED ? KC_RESULT_REFUSED
+                                                                             : KC_RESULT_COMPILE_FAILED;
+    }
+    if (fin != KCRT_OK) { /* the device failed under it: nothing after it can be trusted */
+        snprintf(why, len, "the device failed while running it: %s", kcrt_error(r->s->ctx));
+        snprintf(r->error, sizeof(r->error), "the device failed while running variant %s: %s; its results so far "
+                 "are kept, run kc tune again to go on", key->variant, kcrt_error(r->s->ctx));
+        stop_search(r);
+        return KC_RESULT_TIMEOUT;
+    }
+    return KC_RESULT_OK;
+}
+
+static kc_result_status check(td_search *r, kcrt_kernel *k, const kc_cache_key *key, double *wall, char *why,
+                              size_t len)
+{
+    kc_result_status st = launch_once(r, k, key, wall, why, len);
+    if (st != KC_RESULT_OK)
+        return st;
+    if (*wall > r->timeout_s) {
+        snprintf(why, len, "one launch took %.2f s; the limit is %.2f s", *wall, r->timeout_s);
+        return KC_RESULT_TIMEOUT;
+    }
+    double rel;
+    return td_workload_check(&r->w, r->tk->info->tolerance, &rel, why, len) ? KC_RESULT_OK
+                                                                            : KC_RESULT_VERIFY_FAILED;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median and interquartile range of n samples (sorted in place). */
+static void stats(double *s, int n, double *median, double *iqr)
+{
+    qsort(s, (size_t)n, sizeof(double), cmp_double);
+    *median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    *iqr = s[(3 * (n - 1)) / 4] - s[(n - 1) / 4];
+}
+
+static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, double wall, kc_cache_result *res,
+                        char *why, size_t len)
+{
+    double cap = r->s->o->timing_cap_s > 0 ? r->s->o->timing_cap_s : 1.0;
+    int round = (int)fmin(fmax(0.02 / fmax(wall, 1e-7), 3), 64); /* about 20 ms a round */
+    double samples[MAX_SAMPLES], warm[2], median = 0, iqr = 0, t0 = td_now();
+    int n = 0;
+    td_watchdog_arm(r->s->dog, key, 2 * (2 + MAX_SAMPLES) * r->timeout_s + 5);
+    bool ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, 2, warm) == KCRT_OK;
+    while (ok && n < MAX_SAMPLES) {
+        int m = round < MAX_SAMPLES - n ? round : MAX_SAMPLES - n;
+        if (!(ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, m, samples + n) == KCRT_OK))
+            break;
+        n += m;
+        stats(samples, n, &median, &iqr);
+        if ((n >= 10 && 1.58 * iqr / sqrt(n) <= NOTCH_BOUND * median) || td_now() - t0 >= cap)
+            break;
+    }
+    td_watchdog_disarm(r->s->dog);
+    if (!ok) {
+        snprintf(why, len, "timing it failed: %s", kcrt_error(r->s->ctx));
+        return false;
+    }
+    res->time_ns = fmax(median, 0.5); /* a launch below the timestamp's resolution */
+    res->samples = n;
+    res->spread = median > 0 ? iqr / median : 0;
+    return true;
+}
+
+/* Steps 2 to 5 for a configuration not in the cache. */
+static void measure_new(td_search *r, const int *point, const kc_cache_key *key, kc_cache_result *res, char *why,
+                        size_t len)
+{
+    kc_variant_blob blob;
+    kcrt_kernel *k = NULL;
+    double wall = 0;
+    *res = (kc_cache_result){.status = KC_RESULT_OK};
+    if (!td_compile(r, point, &blob, why, len))
+        res->status = KC_RESULT_COMPILE_FAILED;
+    else
+        res->status = load(r, key->variant, &blob, &k, why, len);
+    if (res->status == KC_RESULT_OK)
+        res->status = check(r, k, key, &wall, why, len);
+    if (res->status == KC_RESULT_OK && !time_rounds(r, k, key, wall, res, why, len))
+        res->status = KC_RESULT_COMPILE_FAILED;
+    if (res->status != KC_RESULT_OK)
+        res->detail = why;
+    kcrt_kernel_release(k);
+    kc_variant_blob_free(&blob);
+}
+
+bool td_evaluate(td_search *r, const int *point, kc_cache_result *res, kc_arena *a)
+{
+    const char *variant = td_variant_text(a, r->tk, point);
+    kc_cache_key key = td_key(a, r, variant);
+    r->last_measured = false;
+    if (kc_cache_get(r->s->cache, &key, res, a)) {
+        r->cached++;
+        return res->status == KC_RESULT_OK;
+    }
+    char why[1024] = "", err[512];
+    double t0 = td_now();
+    measure_new(r, point, &key, res, why, sizeof(why));
+    if (r->stop && res->status == KC_RESULT_COUNT)
+        return false;
+    if (!kc_cache_put(r->s->cache, &key, res, err, sizeof(err))) {
+        snprintf(r->error, sizeof(r->error), "recording a result in the cache: %s", err);
+        stop_search(r);
+        return false;
+    }
+    r->measured++;
+    r->by_status[res->status]++;
+    r->last_measured = true;
+    r->last_seconds = td_now() - t0;
+    return res->status == KC_RESULT_OK;
+}
+
+double td_measure(void *search, const int *point)
+{
+    td_search *r = search;
+    if (r->stop || td_interrupted()) {
+        kc_tune_stop_now(r->tctx);
+        return INFINITY;
+    }
+    kc_arena a;
+    kc_arena_init(&a);
+    kc_cache_result res;
+    bool ok = td_evaluate(r, point, &res, &a);
+    double t = ok ? res.time_ns : INFINITY;
+    /* the ctx counts this evaluation after we return */
+    double best_ns = 0;
+    const int *best = kc_tune_best(r->tctx, &best_ns);
+    const char *best_text = best ? td_variant_text(&a, r->tk, best) : NULL;
+    if (ok && (!best || t < best_ns))
+        best_ns = t, best_text = td_variant_text(&a, r->tk, point);
+    td_progress_update(&r->s->progress, kc_tune_evals(r->tctx) + 1, best_ns, best_text,
+                       kc_tune_failures(r->tctx) + !ok, r->last_measured, r->last_seconds);
+    kc_arena_free(&a);
+    return t;
+}
+
+/* ---- the reference ------------------------------------------------------------------------ */
+
+/* The next point in lexicographic order (last dimension fastest); false
+ * after the last. */
+static bool next_point(const td_kernel *tk, int *point)
+{
+    for (int d = tk->ndims - 1; d >= 0; d--) {
+        if (++point[d] < tk->nvalues[d])
+            return true;
+        point[d] = 0;
+    }
+    return false;
+}
+
+/* Compiles, loads and runs a candidate reference twice (the second run's
+ * wall time sets the timeout); keeps its outputs. */
+static bool try_reference(td_search *r, const int *point, char *why, size_t len)
+{
+    kc_arena a;
+    kc_arena_init(&a);
+    const char *variant = td_variant_text(&a, r->tk, point);
+    kc_cache_key key = td_key(&a, r, variant);
+    kc_variant_blob blob;
+    kcrt_kernel *k = NULL;
+    double wall = 0;
+    r->timeout_s = r->s->o->timeout_s > 0 ? r->s->o->timeout_s : 3600; /* the reference may take its time */
+    bool ok = td_compile(r, point, &blob, why, len) && load(r, variant, &blob, &k, why, len) == KC_RESULT_OK &&
+              launch_once(r, k, &key, &wall, why, len) == KC_RESULT_OK &&
+              launch_once(r, k, &key, &wall, why, len) == KC_RESULT_OK;
+    if (ok && !td_workload_keep_reference(&r->w, why, len)) {
+        r->stop = true; /* the inputs, not the variant: no other variant would do better */
+        snprintf(r->error, sizeof(r->error), "variant %s: %s", *variant ? variant : "(default)", why);
+        ok = false;
+    }
+    if (ok) {
+        r->w.ref_seconds = wall;
+        r->timeout_s = r->s->o->timeout_s > 0 ? r->s->o->timeout_s : fmax(MIN_TIMEOUT_S, TIMEOUT_FACTOR * wall);
+        r->reference = kc_arena_strdup(&r->s->arena, variant);
+    }
+    kcrt_kernel_release(k);
+    kc_variant_blob_free(&blob);
+    kc_arena_free(&a);
+    return ok;
+}
+
+bool td_reference(td_search *r, char *err, size_t errlen)
+{
+    const td_kernel *tk = r->tk;
+    int *point = kc_arena_alloc(&r->s->arena, sizeof(int) * (size_t)(tk->ndims + 1));
+    char why[1024] = "", first[1024] = "";
+    memcpy(point, tk->start, sizeof(int) * (size_t)tk->ndims);
+    if (tk->space.valid(tk->space.user, point) && try_reference(r, point, first, sizeof(first)))
+        return true;
+    if (r->stop)
+        return snprintf(err, errlen, "%s", r->error), false;
+    if (!*first)
+        snprintf(first, sizeof(first), "the device's limits rule it out");
+    memset(point, 0, sizeof(int) * (size_t)tk->ndims);
+    int tries = 0;
+    long probes = 0;
+    do {
+        if (probes++ > 1000000 || tries >= REFERENCE_TRIES)
+            break;
+        if (!tk->space.valid(tk->space.user, point) || memcmp(point, tk->start, sizeof(int) * (size_t)tk->ndims) == 0)
+            continue;
+        tries++;
+        if (try_reference(r, point, why, sizeof(why))) {
+            td_progress_say(&r->s->progress, "kc tune: note: %s: the default variant cannot serve as the reference "
+                            "(%s); variant %s does", tk->name, first, r->reference);
+            return true;
+        }
+        if (r->stop)
+            return snprintf(err, errlen, "%s", r->error), false;
+    } while (tk->ndims > 0 && next_point(tk, point));
+    snprintf(err, errlen, "no variant of '%s' runs at %s on this device to serve as the reference; the default: %s",
+             tk->name, r->shape, first);
+    return false;
+}

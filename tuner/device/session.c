@@ -1,0 +1,388 @@
+/*
+ * session.c — a whole `kc tune BUNDLE`, top to bottom:
+ *
+ *   open       the cache, the device (libkcrt), the bundle twice: the
+ *              runtime's view that launches, and the writable one that
+ *              receives the winners
+ *   plan       the kernels and, for each, its shapes (kc.yaml's or given)
+ *   search     per kernel and shape: inputs, the reference, a strategy
+ *              over the variant space, each point through measure.c
+ *   apply      per kernel and shape, right after its search, the winner
+ *              into the bundle, so that stopping later loses nothing
+ *   report     --report, from the cache
+ *
+ * A time limit (--time) is shared out as it goes: each search may use what
+ * is left divided by the searches left, so an early search that finishes
+ * quickly leaves more to the later ones.
+ */
+#include "device_private.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t interrupted;
+
+void kc_tune_device_interrupt(void)
+{
+    interrupted = 1;
+}
+
+bool td_interrupted(void)
+{
+    return interrupted != 0;
+}
+
+/* One kernel's plan. */
+typedef struct td_plan {
+    const kcrt_kernel_info *info;
+    td_kernel tk;
+    bool opened;
+    const char **shapes;
+    int nshapes;
+} td_plan;
+
+static int fail(td_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(td_session *s, const char *fmt, ...)
+{
+    td_progress_end_line(&s->progress);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(s->o->log, "kc tune: ");
+    vfprintf(s->o->log, fmt, ap);
+    fputc('\n', s->o->log);
+    va_end(ap);
+    return 1;
+}
+
+/* ---- open ------------------------------------------------------------------------------------ */
+
+/* The target whose binaries this device loads. */
+static const kc_target *target_for(const kcrt_device_info *dev)
+{
+    if (strcmp(dev->backend, "vulkan") == 0)
+        return kc_target_find("spirv");
+    const char *arch = strchr(dev->family, ':'); /* "amd:gfx1100", "nvidia:sm_90" */
+    return arch ? kc_target_find(arch + 1) : NULL;
+}
+
+static int open_all(td_session *s)
+{
+    const kc_tune_device_options *o = s->o;
+    char err[1024];
+    s->cache_path = o->cache ? kc_arena_strdup(&s->arena, o->cache) : kc_cache_default_path(err, sizeof(err));
+    if (!s->cache_path)
+        return fail(s, "%s", err);
+    if (!(s->cache = kc_cache_open(s->cache_path, err, sizeof(err))))
+        return fail(s, "%s", err);
+    kcrt_options ko = {o->backend ? o->backend : "auto", o->device};
+    if (kcrt_open(&s->ctx, &ko) != KCRT_OK)
+        return fail(s, "%s", kcrt_error(s->ctx));
+    if (kcrt_bundle_load(s->ctx, o->bundle, &s->rb) != KCRT_OK)
+        return fail(s, "%s", kcrt_error(s->ctx));
+    if (!(s->b = kc_bundle_open(o->bundle, true, err, sizeof(err))))
+        return fail(s, "%s", err);
+    s->dev = kcrt_device_info_get(s->ctx);
+    if (!(s->target = target_for(s->dev)))
+        return fail(s, "kc has no compiler target for %s (%s, family %s)", s->dev->name, s->dev->backend,
+                    s->dev->family);
+    if (!o->apply_only)
+        s->dog = td_watchdog_start(s->cache_path, o->on_hang, o->on_hang_user);
+    return 0;
+}
+
+static void close_all(td_session *s)
+{
+    td_watchdog_stop(s->dog);
+    kc_bundle_close(s->b);
+    kcrt_close(s->ctx); /* the runtime's bundle with it */
+    kc_cache_close(s->cache);
+    if (!s->o->cache)
+        free((char *)s->cache_path);
+}
+
+/* ---- plan -------------------------------------------------------------------------------------- */
+
+static const kcrt_kernel_info *find_kernel(td_session *s, const char *name)
+{
+    for (int i = 0; i < kcrt_bundle_kernel_count(s->rb); i++)
+        if (strcmp(kcrt_bundle_kernel_info(s->rb, i)->name, name) == 0)
+            return kcrt_bundle_kernel_info(s->rb, i);
+    return NULL;
+}
+
+/* The given shapes that fit this kernel, canonical; a named kernel that
+ * none fits is an error. used[j] marks the shapes some kernel took. */
+static int given_shapes(td_session *s, td_plan *p, bool named, bool *used)
+{
+    const kc_tune_device_options *o = s->o;
+    char err[512], first[512] = "";
+    p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(o->nshapes + 1));
+    for (int j = 0; j < o->nshapes; j++) {
+        const char *c;
+        if (td_shape_canonical(p->info, o->shapes[j], &s->arena, &c, err, sizeof(err)))
+            p->shapes[p->nshapes++] = c, used[j] = true;
+        else if (!*first)
+            snprintf(first, sizeof(first), "%s", err);
+    }
+    if (!p->nshapes && named)
+        return fail(s, "no --shape fits kernel '%s': %s", p->info->name, first);
+    return 0;
+}
+
+static int kcyaml_shapes(td_session *s, td_plan *p, bool named)
+{
+    char err[512];
+    p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(p->info->nshapes + 1));
+    for (int j = 0; j < p->info->nshapes; j++)
+        if (!td_shape_canonical(p->info, p->info->shapes[j], &s->arena, &p->shapes[p->nshapes++], err,
+                                sizeof(err)))
+            return fail(s, "kernel '%s' in the bundle: %s", p->info->name, err);
+    if (!p->nshapes && (named || !s->o->quiet))
+        td_progress_say(&s->progress, "kc tune: %s: kernel '%s' has no shapes in kc.yaml; give them with "
+                        "--shape NAME=VALUE,…", named ? "error" : "note: skipped", p->info->name);
+    return !p->nshapes && named;
+}
+
+static int plan(td_session *s, td_plan **out, int *nplans)
+{
+    const kc_tune_device_options *o = s->o;
+    int n = o->kernels ? o->nkernels : kcrt_bundle_kernel_count(s->rb), rc = 0;
+    td_plan *plans = kc_arena_alloc(&s->arena, sizeof(td_plan) * (size_t)(n + 1));
+    bool *used = kc_arena_alloc(&s->arena, sizeof(bool) * (size_t)(o->nshapes + 1));
+    for (int i = 0; i < n && !rc; i++) {
+        plans[i].info = o->kernels ? find_kernel(s, o->kernels[i]) : kcrt_bundle_kernel_info(s->rb, i);
+        if (!plans[i].info)
+            return fail(s, "%s has no kernel '%s'", o->bundle, o->kernels[i]);
+        rc = o->shapes ? given_shapes(s, &plans[i], o->kernels != NULL, used)
+                       : kcyaml_shapes(s, &plans[i], o->kernels != NULL);
+    }
+    for (int j = 0; j < o->nshapes && !rc; j++)
+        if (!used[j])
+            rc = fail(s, "shape '%s' fits no kernel tuned here (a shape names every integer parameter of a "
+                      "kernel)", o->shapes[j]);
+    *out = plans;
+    *nplans = n;
+    return rc;
+}
+
+/* ---- search -------------------------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3u; /* FNV-1a */
+    return h;
+}
+
+static long budget(const kc_tune_device_options *o)
+{
+    return o->unlimited ? 0 : o->budget > 0 ? o->budget : KC_TUNE_DEFAULT_BUDGET;
+}
+
+/* "best WG=256,PT=4 12.3 us (default 20.1 us, 1.63x faster)". */
+static void summarise(td_search *r, kc_tune_stop why)
+{
+    td_session *s = r->s;
+    kc_arena a;
+    kc_arena_init(&a);
+    const char *variant, *def = td_variant_text(&a, r->tk, r->tk->start);
+    double t, tdef = NAN;
+    char bt[32], dt[32], fails[256] = "";
+    kc_cache_key dk = td_key(&a, r, def);
+    kc_cache_result dr;
+    if (kc_cache_get(s->cache, &dk, &dr, &a) && dr.status == KC_RESULT_OK)
+        tdef = dr.time_ns;
+    for (int st = 1; st < KC_RESULT_COUNT; st++)
+        if (r->by_status[st])
+            snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails), ", %ld %s", r->by_status[st],
+                     kc_result_status_name((kc_result_status)st));
+    if (td_winner(r, &a, &variant, &t)) {
+        td_time_text(bt, sizeof(bt), t);
+        td_time_text(dt, sizeof(dt), tdef);
+        char speedup[64] = "";
+        if (!isnan(tdef))
+            snprintf(speedup, sizeof(speedup), " (default %s, %.2fx)", dt, tdef / t);
+        if (s->o->apply_only)
+            td_progress_say(&s->progress, "%s %s: best %s %s%s, from the cache", r->tk->name, r->shape,
+                            *variant ? variant : "(no tunables)", bt, speedup);
+        else
+            td_progress_say(&s->progress, "%s %s: best %s %s%s; %ld measured, %ld from the cache%s; %s",
+                            r->tk->name, r->shape, *variant ? variant : "(no tunables)", bt, speedup, r->measured,
+                            r->cached, fails, kc_tune_stop_text(why));
+    } else {
+        td_progress_say(&s->progress, "%s %s: %s; %ld measured, %ld from the cache%s", r->tk->name, r->shape,
+                        r->measured + r->cached ? "no variant passed" : "nothing measured yet", r->measured,
+                        r->cached, fails);
+    }
+    kc_arena_free(&a);
+}
+
+static double seconds_for(double deadline, long pairs_left)
+{
+    if (deadline <= 0)
+        return 0;
+    double left = deadline - td_now();
+    return left > 0 ? left / (double)pairs_left : -1;
+}
+
+/* Sets the progress line's plan: the budget, or the valid variants when
+ * fewer (or when there is no budget). false when there are none. */
+static bool planned(td_session *s, td_search *r)
+{
+    long n = kc_tune_valid_count(r->tctx), b = budget(s->o);
+    if (n == 0)
+        return false;
+    s->progress.budget = n > 0 && (b == 0 || n < b) ? n : b;
+    return true;
+}
+
+/* Searches one kernel at one shape; the winner goes to the bundle. */
+static int search(td_session *s, td_kernel *tk, const char *shape, double seconds, uint64_t input_seed)
+{
+    const kc_tune_device_options *o = s->o;
+    td_search r = {.s = s, .tk = tk, .shape = shape};
+    char err[1024];
+    int rc = 0;
+    kc_tune_stop why = KC_TUNE_STOP_TIME;
+    td_progress_pair(&s->progress, tk->name, shape, budget(o));
+    bool run = !o->apply_only && seconds >= 0 && !td_interrupted();
+    if (run && !td_workload_init(&r.w, s->ctx, tk->info, shape, mix(mix(input_seed, tk->name), shape), err,
+                                 sizeof(err)))
+        rc = fail(s, "%s %s: %s", tk->name, shape, err);
+    else if (run && !td_reference(&r, err, sizeof(err)))
+        rc = fail(s, "%s %s: %s", tk->name, shape, err);
+    else if (run) {
+        kc_tune_options to = {o->strategy, budget(o), seconds, o->seed};
+        if (!(r.tctx = kc_tune_new(&tk->space, td_measure, &r, &to, err, sizeof(err))))
+            rc = fail(s, "%s: %s", tk->name, err);
+        else if (!planned(s, &r))
+            rc = fail(s, "%s: no variant fits %s (KC_REQUIRE and the device's workgroup limits rule out "
+                      "every one)", tk->name, s->dev->name);
+        else if (kc_cache_put_space(s->cache, tk->name, tk->prog->source_hash, tk->space_text, err, sizeof(err))) {
+            why = kc_tune_run(r.tctx);
+            if (r.stop)
+                rc = fail(s, "%s %s: %s", tk->name, shape, r.error);
+        } else
+            rc = fail(s, "%s", err);
+    }
+    s->sum->pairs += run;
+    s->sum->measured += r.measured;
+    s->sum->cached += r.cached;
+    for (int st = 1; st < KC_RESULT_COUNT; st++)
+        s->sum->failed += r.by_status[st];
+    if (!td_apply(&r, err, sizeof(err)))
+        rc = fail(s, "writing the winner of %s %s to %s: %s", tk->name, shape, o->bundle, err);
+    else if (!o->quiet || !rc)
+        summarise(&r, run ? why : KC_TUNE_STOP_FINISHED);
+    if (why == KC_TUNE_STOP_ASKED || (o->seconds > 0 && why == KC_TUNE_STOP_TIME) || !run)
+        s->sum->interrupted |= !o->apply_only;
+    kc_tune_free(r.tctx);
+    td_workload_free(&r.w);
+    return rc;
+}
+
+/* ---- the whole tune ------------------------------------------------------------------------- */
+
+static uint64_t fresh_seed(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return ((uint64_t)t.tv_sec * 1000000007u) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)getpid() << 32);
+}
+
+static void header(td_session *s, long pairs, uint64_t input_seed)
+{
+    const kc_tune_device_options *o = s->o;
+    if (o->quiet)
+        return;
+    fprintf(o->log, "kc tune: %s on %s (%s, target %s)\n", o->bundle, s->dev->name, s->dev->backend,
+            s->target->name);
+    if (o->apply_only)
+        fprintf(o->log, "kc tune: applying the cache's winners for %ld kernel and shape pair%s, measuring "
+                "nothing\n", pairs, pairs == 1 ? "" : "s");
+    else
+        fprintf(o->log, "kc tune: %ld search%s, strategy %s, cache %s, inputs seed %llu\n", pairs,
+                pairs == 1 ? "" : "es", o->strategy ? o->strategy : "default", s->cache_path,
+                (unsigned long long)input_seed);
+    if (!o->apply_only && budget(o))
+        fprintf(o->log, "kc tune: at most %ld evaluations per search%s\n", budget(o),
+                o->seconds > 0 ? ", within the time limit" : "");
+    else if (!o->apply_only)
+        fprintf(o->log, "kc tune: no evaluation limit%s\n", o->seconds > 0 ? "; the time limit" : "");
+}
+
+static int tune_plans(td_session *s, td_plan *plans, int n, uint64_t input_seed, double deadline)
+{
+    long total = 0, done = 0;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        total += plans[i].nshapes;
+    header(s, total, input_seed);
+    td_progress_init(&s->progress, s->o->log, s->o->quiet, total, deadline);
+    for (int i = 0; i < n && !rc; i++) {
+        char err[1024];
+        if (!plans[i].nshapes)
+            continue;
+        if (!td_kernel_open(&plans[i].tk, s->b, plans[i].info, s->dev, err, sizeof(err))) {
+            rc = fail(s, "%s", err);
+            break;
+        }
+        plans[i].opened = true;
+        for (int j = 0; j < plans[i].nshapes && !rc; j++, done++)
+            rc = search(s, &plans[i].tk, plans[i].shapes[j], seconds_for(deadline, total - done), input_seed);
+    }
+    return rc;
+}
+
+static int report(td_session *s, td_plan *plans, int n)
+{
+    td_kernel **ks = kc_arena_alloc(&s->arena, sizeof(td_kernel *) * (size_t)(n + 1));
+    const char *const **shapes = kc_arena_alloc(&s->arena, sizeof(char **) * (size_t)(n + 1));
+    int *nshapes = kc_arena_alloc(&s->arena, sizeof(int) * (size_t)(n + 1)), m = 0;
+    for (int i = 0; i < n; i++)
+        if (plans[i].opened)
+            ks[m] = &plans[i].tk, shapes[m] = plans[i].shapes, nshapes[m++] = plans[i].nshapes;
+    char err[1024];
+    if (!td_write_report(s, ks, shapes, nshapes, m, err, sizeof(err)))
+        return fail(s, "the report: %s", err);
+    if (!s->o->quiet)
+        fprintf(s->o->log, "kc tune: wrote %s\n", s->o->report);
+    return 0;
+}
+
+int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summary)
+{
+    kc_tune_device_summary ignored;
+    td_session s = {.o = o, .sum = summary ? summary : &ignored};
+    memset(s.sum, 0, sizeof(*s.sum));
+    kc_arena_init(&s.arena);
+    td_progress_init(&s.progress, o->log, o->quiet, 0, 0);
+    double deadline = o->seconds > 0 ? td_now() + o->seconds : 0;
+    uint64_t input_seed = o->input_seed ? o->input_seed : fresh_seed();
+    td_plan *plans = NULL;
+    int n = 0;
+    int rc = open_all(&s);
+    if (!rc)
+        rc = plan(&s, &plans, &n);
+    if (!rc)
+        rc = tune_plans(&s, plans, n, input_seed, deadline);
+    if (o->report && plans && (!rc || s.sum->measured))
+        rc |= report(&s, plans, n);
+    if (!rc && !o->quiet && o->apply_only)
+        fprintf(o->log, "kc tune: %ld tuned row%s in %s, from the cache\n", s.sum->applied,
+                s.sum->applied == 1 ? "" : "s", o->bundle);
+    else if (!rc && !o->quiet)
+        fprintf(o->log, "kc tune: %ld measured, %ld from the cache, %ld failed; %ld tuned row%s in %s%s\n",
+                s.sum->measured, s.sum->cached, s.sum->failed, s.sum->applied, s.sum->applied == 1 ? "" : "s",
+                o->bundle, s.sum->interrupted ? " (stopped early: run kc tune again to go on)" : "");
+    for (int i = 0; i < n; i++)
+        if (plans[i].opened)
+            td_kernel_close(&plans[i].tk);
+    close_all(&s);
+    kc_arena_free(&s.arena);
+    return rc;
+}
