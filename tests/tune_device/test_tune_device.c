@@ -1,0 +1,433 @@
+/*
+ * test_tune_device.c — kc tune on the device there is (lavapipe in CI),
+ * driven as a user drives it: through the kc program, with the cache and
+ * the bundle checked afterwards through `kc cache list --json`, `kc info
+ * --json` and the runtime's own choice (KCRT_LOG=debug).
+ *
+ *   - a shipped kernel over its two shapes fills the cache with its whole
+ *     space; a second run measures nothing; the bundle launches the
+ *     cache's fastest variant for each shape
+ *   - a run killed with SIGKILL midway, then run again, ends with the whole
+ *     space and every result from before the kill unchanged
+ *   - Ctrl-C stops after the measurement in flight and keeps the winner
+ *   - wrong variants (a wrong value, a NaN) are caught and never chosen
+ *   - a variant that never ends is recorded as a timeout and kc goes on
+ *   - the cache's Kernel Tuner export of a lavapipe space replays
+ *   - bad requests get a clear message
+ */
+#include "kc_test.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "kc/kcrt.h"
+
+#define KC KC_BINARY_DIR "/tools/kc"
+#define SAXPY_SPACE 20 /* WG: 4 values x PT: 5 */
+
+static char dir[] = "/tmp/kc_tune_device_XXXXXX";
+
+static char *path(const char *name)
+{
+    static char p[8][512];
+    static int next;
+    char *s = p[next++ % 8];
+    snprintf(s, 512, "%s/%s", dir, name);
+    return s;
+}
+
+/* Runs a shell command; returns its exit status and (in *out, free it) what
+ * it wrote to stdout and stderr. */
+static int sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sh(char **out, const char *fmt, ...)
+{
+    char cmd[4096], full[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof(full), "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 20, len = 0;
+    char *text = calloc(1, cap);
+    for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
+        len += got;
+    int status = pclose(p);
+    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) {
+        fprintf(stderr, "%s\n", text);
+        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
+    }
+    if (out)
+        *out = text;
+    else
+        free(text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ---- the cache as kc cache list --json shows it --------------------------------------------------- */
+
+typedef struct result {
+    char kernel[64], shape[128], variant[128], status[32];
+    double time_ns; /* NAN when failed */
+} result;
+
+/* Every result of a cache for a kernel; returns how many. */
+static int results(const char *cache, const char *kernel, result *out, int max)
+{
+    char *text;
+    assert_int_equal(0, sh(&text, "%s cache list --json --cache %s --kernel %s", KC, cache, kernel));
+    int n = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t e;
+        json_t *o = json_loads(line, 0, &e);
+        if (!o)
+            fail_msg("not JSON: %s (%s)", line, e.text);
+        assert_true(n < max);
+        result *r = &out[n++];
+        snprintf(r->kernel, sizeof(r->kernel), "%s", json_string_value(json_object_get(o, "kernel")));
+        snprintf(r->shape, sizeof(r->shape), "%s", json_string_value(json_object_get(o, "shape")));
+        snprintf(r->variant, sizeof(r->variant), "%s", json_string_value(json_object_get(o, "variant")));
+        snprintf(r->status, sizeof(r->status), "%s", json_string_value(json_object_get(o, "status")));
+        json_t *t = json_object_get(o, "time_ns");
+        r->time_ns = json_is_number(t) ? json_number_value(t) : NAN;
+        json_decref(o);
+    }
+    free(text);
+    return n;
+}
+
+static const result *find(const result *rs, int n, const char *shape, const char *variant)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(rs[i].shape, shape) == 0 && strcmp(rs[i].variant, variant) == 0)
+            return &rs[i];
+    return NULL;
+}
+
+/* The fastest ok variant of a shape. */
+static const result *fastest(const result *rs, int n, const char *shape)
+{
+    const result *best = NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(rs[i].shape, shape) == 0 && strcmp(rs[i].status, "ok") == 0 &&
+            (!best || rs[i].time_ns < best->time_ns))
+            best = &rs[i];
+    return best;
+}
+
+static int count_status(const result *rs, int n, const char *shape, const char *status)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += strcmp(rs[i].shape, shape) == 0 && strcmp(rs[i].status, status) == 0;
+    return c;
+}
+
+/* The variant the runtime launches for a shape, from KCRT_LOG=debug. */
+static void chosen(const char *bundle, const char *kernel, const char *args, char *variant, size_t len,
+                   char *why, size_t whylen)
+{
+    char *out;
+    assert_int_equal(0, sh(&out, "KCRT_LOG=debug %s run %s %s %s --repeat 0", KC, bundle, kernel, args));
+    char key[256];
+    snprintf(key, sizeof(key), "kcrt: %s(", kernel);
+    const char *at = strstr(out, key);
+    if (!at || !(at = strstr(at, "variant '")))
+        fail_msg("no choice in the runtime's log:\n%s", out);
+    at += strlen("variant '");
+    const char *end = strchr(at, '\'');
+    snprintf(variant, len, "%.*s", (int)(end - at), at);
+    snprintf(why, whylen, "%.*s", (int)strcspn(end + 3, "\n"), end + 3);
+    free(out);
+}
+
+/* ---- tests ---------------------------------------------------------------------------------------- */
+
+#define SAXPY_TUNE "%s tune %s --kernel saxpy --cache %s --strategy exhaustive --budget all --timing-cap 0.1s"
+
+static void test_tune_fills_cache_then_measures_nothing(void **state)
+{
+    (void)state;
+    char *out;
+    const char *cache = path("one.db");
+    assert_int_equal(0, sh(&out, SAXPY_TUNE " --input-seed 7", KC, path("rvc.kcb"), cache));
+    ASSERT_CONTAINS(out, "40 measured, 0 from the cache, 0 failed; 2 tuned rows");
+    free(out);
+    result before[64], after[64];
+    int n = results(cache, "saxpy", before, 64);
+    assert_int_equal(2 * SAXPY_SPACE, n);
+    assert_int_equal(SAXPY_SPACE, count_status(before, n, "n=48000", "ok"));
+    assert_int_equal(SAXPY_SPACE, count_status(before, n, "n=1048576", "ok"));
+
+    assert_int_equal(0, sh(&out, SAXPY_TUNE, KC, path("rvc.kcb"), cache));
+    ASSERT_CONTAINS(out, "0 measured, 40 from the cache, 0 failed; 2 tuned rows");
+    free(out);
+    assert_int_equal(n, results(cache, "saxpy", after, 64));
+    for (int i = 0; i < n; i++) /* not measured again: the very same times */
+        assert_true(find(after, n, before[i].shape, before[i].variant)->time_ns == before[i].time_ns);
+
+    /* the bundle launches the cache's fastest variant at each shape */
+    const char *shapes[] = {"n=48000", "n=1048576"};
+    for (int s = 0; s < 2; s++) {
+        char variant[128], why[256];
+        chosen(path("rvc.kcb"), "saxpy", strcmp(shapes[s], "n=48000") ? "n=1048576 a=0.5" : "n=48000 a=0.5",
+               variant, sizeof(variant), why, sizeof(why));
+        assert_string_equal(fastest(before, n, shapes[s])->variant, variant);
+        ASSERT_CONTAINS(why, "tuned for this device at exactly this shape");
+    }
+    char variant[128], why[256]; /* a shape between them: the nearer one's winner */
+    chosen(path("rvc.kcb"), "saxpy", "n=60000 a=0.5", variant, sizeof(variant), why, sizeof(why));
+    assert_string_equal(fastest(before, n, "n=48000")->variant, variant);
+    ASSERT_CONTAINS(why, "nearest");
+}
+
+/* Waits until the cache holds at least n results of kernel, or the child
+ * exits; returns how many it holds. */
+static int wait_for_results(const char *cache, const char *kernel, int n, pid_t child)
+{
+    result rs[64];
+    for (int tries = 0; tries < 1200; tries++) {
+        struct stat st;
+        int have = stat(cache, &st) == 0 ? results(cache, kernel, rs, 64) : 0;
+        if (have >= n || waitpid(child, NULL, WNOHANG) == child)
+            return have;
+        usleep(50 * 1000);
+    }
+    fail_msg("the tune made no progress in a minute");
+    return 0;
+}
+
+static pid_t start_tune(const char *cache, const char *log)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char cmd[2048];
+        snprintf(cmd, sizeof(cmd), "exec " SAXPY_TUNE " --timing-cap 0.3s > %s 2>&1", KC, path("rvc.kcb"), cache,
+                 log);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void test_sigkill_midway_then_resume_loses_nothing(void **state)
+{
+    (void)state;
+    const char *cache = path("killed.db");
+    pid_t pid = start_tune(cache, path("killed.log"));
+    int had = wait_for_results(cache, "saxpy", 6, pid);
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFSIGNALED(status)); /* killed midway, not finished */
+    result before[64], after[64];
+    int n = results(cache, "saxpy", before, 64);
+    assert_true(n >= had && n < 2 * SAXPY_SPACE);
+
+    char *out;
+    assert_int_equal(0, sh(&out, SAXPY_TUNE, KC, path("rvc.kcb"), cache));
+    char expect[128];
+    snprintf(expect, sizeof(expect), "%d measured, %d from the cache, 0 failed", 2 * SAXPY_SPACE - n, n);
+    ASSERT_CONTAINS(out, expect);
+    free(out);
+    int m = results(cache, "saxpy", after, 64);
+    assert_int_equal(2 * SAXPY_SPACE, m);
+    assert_int_equal(2 * SAXPY_SPACE, count_status(after, m, "n=48000", "ok") + count_status(after, m, "n=1048576", "ok"));
+    for (int i = 0; i < n; i++) {
+        const result *r = find(after, m, before[i].shape, before[i].variant);
+        assert_non_null(r);
+        assert_true(r->time_ns == before[i].time_ns);
+    }
+    assert_int_equal(0, sh(NULL, "%s info %s", KC, path("rvc.kcb"))); /* the bundle is whole */
+}
+
+static void test_ctrl_c_stops_and_keeps_the_winner(void **state)
+{
+    (void)state;
+    const char *cache = path("interrupted.db");
+    pid_t pid = start_tune(cache, path("interrupted.log"));
+    wait_for_results(cache, "saxpy", 3, pid);
+    kill(pid, SIGINT);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(0, WEXITSTATUS(status));
+    char *log;
+    assert_int_equal(0, sh(&log, "cat %s", path("interrupted.log")));
+    ASSERT_CONTAINS(log, "stopping after this measurement");
+    ASSERT_CONTAINS(log, "stopped on request");
+    ASSERT_CONTAINS(log, "stopped early: run kc tune again to go on");
+    ASSERT_CONTAINS(log, "tuned row"); /* what it found is in the bundle */
+    free(log);
+    result rs[64];
+    int n = results(cache, "saxpy", rs, 64);
+    assert_true(n >= 3 && n < 2 * SAXPY_SPACE);
+}
+
+static void test_wrong_variants_are_caught_and_never_chosen(void **state)
+{
+    (void)state;
+    char *out;
+    const char *cache = path("checked.db");
+    assert_int_equal(0, sh(&out, "%s tune %s --kernel twice --cache %s --budget all --timing-cap 0.1s", KC,
+                           path("tt.kcb"), cache));
+    ASSERT_CONTAINS(out, "2 verify_failed");
+    free(out);
+    result rs[32];
+    int n = results(cache, "twice", rs, 32);
+    assert_int_equal(10, n);
+    const char *shapes[] = {"n=4096", "n=100000"};
+    for (int s = 0; s < 2; s++) {
+        assert_string_equal("verify_failed", find(rs, n, shapes[s], "V=3")->status);
+        assert_string_equal("verify_failed", find(rs, n, shapes[s], "V=5")->status);
+        assert_int_equal(3, count_status(rs, n, shapes[s], "ok"));
+        char variant[64], why[256], args[64];
+        snprintf(args, sizeof(args), "%s", shapes[s]);
+        chosen(path("tt.kcb"), "twice", args, variant, sizeof(variant), why, sizeof(why));
+        assert_string_equal(fastest(rs, n, shapes[s])->variant, variant);
+        assert_string_not_equal("V=3", variant);
+        assert_string_not_equal("V=5", variant);
+    }
+    /* why, in the cache's words */
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(SQLITE_OK, sqlite3_open_v2(cache, &db, SQLITE_OPEN_READONLY, NULL));
+    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, "SELECT variant, detail FROM results WHERE shape = 'n=4096'",
+                                                   -1, &st, NULL));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0), *detail = (const char *)sqlite3_column_text(st, 1);
+        if (strcmp(v, "V=3") == 0)
+            ASSERT_CONTAINS(detail, "exceeds the tolerance 1e-06");
+        if (strcmp(v, "V=5") == 0)
+            ASSERT_CONTAINS(detail, "y[7] is ");
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void test_a_hung_variant_is_a_timeout_and_kc_goes_on(void **state)
+{
+    (void)state;
+    char *out;
+    const char *cache = path("slow.db");
+    assert_int_equal(0, sh(&out, "%s tune %s --kernel slow --cache %s --timeout 1s --timing-cap 0.1s", KC,
+                           path("tt.kcb"), cache));
+    ASSERT_CONTAINS(out, "cannot be stopped from the host; recorded as a timeout");
+    ASSERT_CONTAINS(out, "restarting to go on from the cache (1 of at most 20)");
+    ASSERT_CONTAINS(out, "slow n=256: best S=1");
+    free(out);
+    result rs[8];
+    int n = results(cache, "slow", rs, 8);
+    assert_int_equal(2, n);
+    assert_string_equal("timeout", find(rs, n, "n=256", "S=2")->status);
+    assert_string_equal("ok", find(rs, n, "n=256", "S=1")->status);
+}
+
+static void test_kernel_tuner_export_of_a_lavapipe_space_replays(void **state)
+{
+    (void)state;
+    char *out;
+    const char *cache = path("one.db"), *kt = path("saxpy_lavapipe.json");
+    assert_int_equal(0, sh(&out, "%s cache export --kernel-tuner %s --cache %s --kernel saxpy --shape n=48000", KC, kt,
+                           cache));
+    free(out);
+    assert_int_equal(0, sh(&out, "%s tune --replay %s --strategy exhaustive --budget-fraction 1 --json", KC, kt));
+    json_error_t e;
+    json_t *o = json_loads(out, 0, &e);
+    if (!o)
+        fail_msg("not JSON: %s", out);
+    assert_int_equal(SAXPY_SPACE, json_integer_value(json_object_get(o, "space_size")));
+    assert_true(json_real_value(json_object_get(o, "mean_fraction_of_optimum")) == 1.0);
+    result rs[64];
+    int n = results(cache, "saxpy", rs, 64); /* the optimum is the cache's fastest, in ms */
+    assert_true(fabs(json_real_value(json_object_get(o, "optimum")) - fastest(rs, n, "n=48000")->time_ns / 1e6) <
+                1e-9);
+    json_decref(o);
+    free(out);
+}
+
+static void test_bad_requests_say_what_and_where(void **state)
+{
+    (void)state;
+    char *out;
+    const char *rvc = path("rvc.kcb"), *cache = path("bad.db");
+    struct {
+        const char *args, *message;
+        int status;
+    } cases[] = {
+        {"--kernel nosuch", "has no kernel 'nosuch'", 1},
+        {"--kernel saxpy --shape m=3", "shape 'm=3': 'm' is not an integer parameter of 'saxpy'", 1},
+        {"--kernel gemm --shape M=140,N=768", "does not give K (a shape names every integer parameter)", 1},
+        {"--kernel saxpy --shape n=x", "n is not an integer", 1},
+        {"--kernel saxpy --strategy nosuch", "unknown strategy 'nosuch'", 1},
+        {"--kernel saxpy --budget 0", "--budget takes a number >= 1 or 'all', not '0'", 2},
+        {"--kernel saxpy --time soon", "--time takes a duration such as 90s, 10m or 1h30m", 2},
+        {"--kernel saxpy --report r.pdf", "report", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(cases[i].status, sh(&out, "%s tune %s --cache %s %s", KC, rvc, cache, cases[i].args));
+        ASSERT_CONTAINS(out, cases[i].message);
+        free(out);
+    }
+    assert_int_equal(1, sh(&out, "%s tune %s --cache %s", KC, path("missing.kcb"), cache));
+    ASSERT_CONTAINS(out, "missing.kcb");
+    free(out);
+    assert_int_equal(0, sh(&out, "printf 'not a bundle' > %s", path("junk.kcb")));
+    free(out);
+    assert_int_equal(1, sh(&out, "%s tune %s --cache %s", KC, path("junk.kcb"), cache));
+    ASSERT_CONTAINS(out, "junk.kcb");
+    free(out);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return 1;
+    char *out;
+    int rc = sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC, KC_SOURCE_DIR "/kernels",
+                path("rvc.kcb"), KC, KC_SOURCE_DIR "/tests/tune_device/kernels", path("tt.kcb"));
+    if (rc)
+        fprintf(stderr, "%s\n", out);
+    free(out);
+    return rc;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (!getenv("KC_KEEP_TEST_FILES"))
+        return sh(NULL, "rm -rf %s", dir);
+    return 0;
+}
+
+int main(void)
+{
+    kcrt_context *ctx;
+    kcrt_status s = kcrt_open(&ctx, NULL);
+    if (s == KCRT_ERROR_NO_DEVICE || s == KCRT_ERROR_NO_BACKEND) {
+        fprintf(stderr, "test_tune_device: skipped: no device: %s\n", kcrt_error(ctx));
+        kcrt_close(ctx);
+        return KC_TEST_SKIP;
+    }
+    kcrt_close(ctx);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tune_fills_cache_then_measures_nothing),
+        cmocka_unit_test(test_kernel_tuner_export_of_a_lavapipe_space_replays),
+        cmocka_unit_test(test_sigkill_midway_then_resume_loses_nothing),
+        cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
+        cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
+        cmocka_unit_test(test_a_hung_variant_is_a_timeout_and_kc_goes_on),
+        cmocka_unit_test(test_bad_requests_say_what_and_where),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
