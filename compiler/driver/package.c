@@ -229,6 +229,26 @@ static void read_yaml(kc_package *p, const char *path)
     yaml_parser_delete(&parser);
 }
 
+/* A shape gives every integer scalar: it is how kc tune sizes the buffers
+ * and how the runtime matches a launch to a tuned row. */
+static void check_shape_complete(kc_package *p, const kc_kernel_cfg *c, const kc_func *k, const char *shape)
+{
+    for (int i = 0; i < k->params.len; i++) {
+        const kc_sym *param = k->params.items[i];
+        if (param->is_buffer || !kc_type_is_int(param->type) || kc_scalar_bits(param->type->scalar) != 32)
+            continue; /* the runtime's shapes are its int and uint scalars */
+        size_t n = strlen(param->name);
+        bool found = false;
+        for (const char *at = shape; *at && !found; at += strcspn(at, ","), at += *at == ',')
+            found = strncmp(at, param->name, n) == 0 && at[n] == '=';
+        if (!found) {
+            kc_error_at(&p->yaml_ctx.diag, c->loc, "shape '%s' of '%s' does not give %s: a shape names every "
+                        "integer parameter", shape, c->name, param->name);
+            p->nerrors++;
+        }
+    }
+}
+
 /* Every kc.yaml entry must match a kernel: the shape names its integer
  * scalars, init names its buffers with a known kind. */
 static void check_cfg(kc_package *p, kc_kernel_cfg *c)
@@ -260,6 +280,8 @@ static void check_cfg(kc_package *p, kc_kernel_cfg *c)
                     p->nerrors++;
         }
     }
+    for (int s = 0; s < c->shapes.len; s++)
+        check_shape_complete(p, c, k, c->shapes.items[s]);
     char *copy = kc_arena_strdup(&p->arena, c->init), *save = NULL;
     for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');

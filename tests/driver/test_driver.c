@@ -120,6 +120,7 @@ static void yaml_errors_are_located(void **state)
     fclose(log);
     ASSERT_CONTAINS(text, "kc.yaml:6:16: error: tolerance: must be a non-negative number");
     ASSERT_CONTAINS(text, "names 'm', which is not one of its integer parameters");
+    ASSERT_CONTAINS(text, "shape 'm=3' of 'saxpy' does not give n: a shape names every integer parameter");
     ASSERT_CONTAINS(text, "'wobbly' is not a known initialisation");
     ASSERT_CONTAINS(text, "kc.yaml:7:3: error: kc.yaml describes kernel 'gone'");
     free(text);
