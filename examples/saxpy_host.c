@@ -72,6 +72,9 @@ int main(int argc, char **argv)
         return fail(ctx, "kcrt_buffer_write");
 
     kcrt_arg args[] = {KCRT_I32(n), KCRT_F32(a), KCRT_BUF(bx), KCRT_BUF(by)};
+    const char *variant, *why; /* what libkcrt will launch, and why: tuned or the default */
+    if (kcrt_kernel_choose(k, args, 4, &variant, &why) == KCRT_OK)
+        printf("variant: %s (%s)\n", *variant ? variant : "(no tunables)", why);
     if (kcrt_launch(k, args, 4) != KCRT_OK)
         return fail(ctx, "kcrt_launch");
     if (kcrt_finish(ctx) != KCRT_OK)

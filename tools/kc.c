@@ -129,7 +129,7 @@ const kc_command kc_commands[] = {
      "                    default variant's, at least 1 s)\n"
      "  --timing-cap D    time spent timing one variant at most (default 1s)\n"
      "  --apply-only      measure nothing: write the cache's winners to BUNDLE\n"
-     "  --quiet           only errors and each search's summary line\n"
+     "  --quiet           only errors and the files written\n"
      "Scalars that are not in the shape take fixed values: bool true, float and\n"
      "half 0.75. Results: 'kc cache list', 'kc info BUNDLE' (its tuned table).\n"
      "\n"

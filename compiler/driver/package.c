@@ -59,7 +59,8 @@ static void add_dir(kc_package *p, const char *dir, FILE *out)
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
         if (n > 3 && strcmp(e->d_name + n - 3, ".kc") == 0 && e->d_name[0] != '.')
-            kc_vec_push(&p->arena, &names, kc_arena_printf(&p->arena, "%s/%s", dir, e->d_name));
+            kc_vec_push(&p->arena, &names,
+                        kc_arena_printf(&p->arena, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name));
     }
     closedir(d);
     qsort(names.items, (size_t)names.len, sizeof(void *), by_name);

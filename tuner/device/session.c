@@ -276,7 +276,7 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
         s->sum->failed += r.by_status[st];
     if (!td_apply(&r, err, sizeof(err)))
         rc = fail(s, "writing the winner of %s %s to %s: %s", tk->name, shape, o->bundle, err);
-    else if (!o->quiet || !rc)
+    else if (!o->quiet)
         summarise(&r, run ? why : KC_TUNE_STOP_FINISHED);
     if (why == KC_TUNE_STOP_ASKED || (o->seconds > 0 && why == KC_TUNE_STOP_TIME) || !run)
         s->sum->interrupted |= !o->apply_only;
@@ -349,8 +349,7 @@ static int report(td_session *s, td_plan *plans, int n)
     char err[1024];
     if (!td_write_report(s, ks, shapes, nshapes, m, err, sizeof(err)))
         return fail(s, "the report: %s", err);
-    if (!s->o->quiet)
-        fprintf(s->o->log, "kc tune: wrote %s\n", s->o->report);
+    fprintf(s->o->log, "kc tune: wrote %s\n", s->o->report);
     return 0;
 }
 
