@@ -161,7 +161,8 @@ static void test_launch_refuses_bad_grids(void **state)
     char want[128];
     snprintf(want, sizeof(want), "grid x = a * b * c = 1000000000 workgroups, more than the device's %u",
              max);
-    ASSERT_ERROR(KCRT_ERROR_UNSUPPORTED, kcrt_launch(g, a4, 4), want);
+    if (max < 1000000000u) /* CUDA and HIP devices take 2^31 - 1 */
+        ASSERT_ERROR(KCRT_ERROR_UNSUPPORTED, kcrt_launch(g, a4, 4), want);
     kcrt_arg a5[] = {KCRT_I32(2), KCRT_I32(3), KCRT_I32(4), KCRT_BUF(o)};
     ASSERT_OK(kcrt_launch(g, a5, 4));
     int *got = rt_read(o);
@@ -369,9 +370,9 @@ static void test_environment_overrides_options(void **state)
     ASSERT_OK(kcrt_open(&c, &o));
     assert_string_equal(kcrt_device_name(rt_ctx), kcrt_device_name(c));
     kcrt_close(c);
-    setenv("KCRT_DEVICE", "0", 1);
+    setenv("KCRT_DEVICE", "0", 1); /* the tests' backend's first device: CMake hides the others */
     ASSERT_OK(kcrt_open(&c, &o));
-    assert_string_equal("vulkan", kcrt_backend_name(c));
+    assert_string_equal(kcrt_backend_name(rt_ctx), kcrt_backend_name(c));
     kcrt_close(c);
     unsetenv("KCRT_DEVICE");
 }
@@ -407,13 +408,24 @@ static void test_debug_log_says_what_was_chosen(void **state)
     (void)state;
     log_on = true;
     char *log = capture_stderr(logged_work);
+    const char *be = kcrt_backend_name(rt_ctx);
+    char want[256];
+    int variants = 0; /* 9 per target the bundle was built for */
+    for (int i = 0; i < kcrt_bundle_kernel_count(rt_bundle); i++)
+        if (!strcmp(kcrt_bundle_kernel_info(rt_bundle, i)->name, "saxpy"))
+            variants = kcrt_bundle_kernel_info(rt_bundle, i)->nvariants;
     ASSERT_CONTAINS(log, "kcrt: chose device 0 '");
     ASSERT_CONTAINS(log, "the best of");
-    ASSERT_CONTAINS(log, "kcrt: vulkan: '");
-    ASSERT_CONTAINS(log, "key 'vulkan:");
-    ASSERT_CONTAINS(log, "kcrt: bundle " RT_BUNDLE ": kernel saxpy: 9 variants, default SX_WG=64,SX_TM=2");
+    snprintf(want, sizeof(want), "kcrt: %s: '", be);
+    ASSERT_CONTAINS(log, want);
+    snprintf(want, sizeof(want), "key '%s:", be);
+    ASSERT_CONTAINS(log, want);
+    snprintf(want, sizeof(want), "kcrt: bundle " RT_BUNDLE ": kernel saxpy: %d variants, default SX_WG=64,SX_TM=2",
+             variants);
+    ASSERT_CONTAINS(log, want);
     ASSERT_CONTAINS(log, "kcrt: saxpy(n=100): variant 'SX_WG=64,SX_TM=2': the default variant");
-    ASSERT_CONTAINS(log, "kcrt: pipeline made for saxpy[SX_WG=64,SX_TM=2]");
+    ASSERT_CONTAINS(log, rt_on_vulkan() ? "kcrt: pipeline made for saxpy[SX_WG=64,SX_TM=2]"
+                                        : "kcrt: module loaded for saxpy[SX_WG=64,SX_TM=2]");
     ASSERT_CONTAINS(log, "kcrt: error: saxpy takes 4 arguments");
     const char *first = strstr(log, "saxpy(n=100)");
     assert_null(strstr(first + 1, "saxpy(n=100)"));
@@ -430,6 +442,7 @@ static void test_debug_log_says_what_was_chosen(void **state)
 static void test_variants_needing_missing_features_are_refused(void **state)
 {
     (void)state;
+    RT_NEED_VULKAN(); /* KCRT_VULKAN_PRETEND */
     setenv("KCRT_VULKAN_PRETEND", "no-float16,no-int64,no-storage16,no-subgroups,push=64", 1);
     kcrt_context *c;
     kcrt_status s = kcrt_open(&c, NULL);
@@ -491,10 +504,11 @@ static void test_devices_describe_themselves(void **state)
     assert_true(n >= 1);
     kcrt_device_info *list = calloc((size_t)n, sizeof(*list));
     char err[256];
-    ASSERT_OK(kcrt_devices("vulkan", list, n, &n, err, sizeof(err)));
+    ASSERT_OK(kcrt_devices(NULL, list, n, &n, err, sizeof(err)));
     const kcrt_device_info *mine = kcrt_device_info_get(rt_ctx);
     assert_non_null(mine);
     assert_string_equal(list[mine->index].key, mine->key);
+    ASSERT_OK(kcrt_devices("vulkan", list, n, &n, err, sizeof(err)));
     for (int i = 0; i < n; i++) {
         const kcrt_device_info *d = &list[i];
         assert_int_equal(i, d->index);
