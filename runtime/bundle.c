@@ -1188,7 +1188,7 @@ static void log_loaded(const kcrt_bundle *b)
     }
 }
 
-kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **out)
+static kcrt_status load(kcrt_context *ctx, const char *path, kcrt_bundle **out)
 {
     if (!ctx || !path || !out)
         return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_bundle_load: %s is NULL", !path ? "path" : "out");
@@ -1219,6 +1219,42 @@ kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **
     log_loaded(b);
     *out = b;
     return KCRT_OK;
+}
+
+/* Does the backend run none of the bundle's variants, which has SPIR-V? */
+static bool nothing_but_spirv(const kcrt_bundle *b)
+{
+    bool spirv = false;
+    for (int i = 0; i < b->nkernels; i++)
+        for (int j = 0; j < b->kernels[i].info.nvariants; j++) {
+            if (b->kernels[i].variants[j].loads)
+                return false;
+            spirv |= strcmp(b->kernels[i].info.variants[j].target, "spirv") == 0;
+        }
+    return spirv;
+}
+
+/* The first bundle of a context that auto put on HIP or CUDA decides
+ * whether it stays there: when that bundle has nothing for the backend but
+ * SPIR-V, and the context holds nothing else yet, the context moves to its
+ * fallback Vulkan device and the bundle is read again for it. */
+kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **out)
+{
+    kcrt_status s = load(ctx, path, out);
+    if (s != KCRT_OK || ctx->fallback < 0)
+        return s;
+    kcrt_bundle *b = *out;
+    bool alone = !ctx->buffers && ctx->bundles == b && !b->next;
+    if (!alone || !nothing_but_spirv(b)) {
+        ctx->fallback = -1; /* decided: this backend stays */
+        return s;
+    }
+    char why[RT_MSG];
+    rt_printf(why, sizeof(why), "bundle %s has no variant for %s, only SPIR-V", path, ctx->be->name);
+    kcrt_bundle_free(b);
+    *out = NULL;
+    s = rt_fall_back(ctx, why);
+    return s == KCRT_OK ? load(ctx, path, out) : s;
 }
 
 void kcrt_bundle_free(kcrt_bundle *b)

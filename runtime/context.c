@@ -13,6 +13,7 @@
  */
 #include "rt_private.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -193,6 +194,28 @@ static kcrt_status failed_open(kcrt_context **out, kcrt_context *ctx, kcrt_statu
     return s;
 }
 
+/* For an auto choice that fell on HIP or CUDA: the Vulkan device to move
+ * to if the first bundle has only SPIR-V (bundle.c) — the best by type,
+ * of the same vendor where there is one. Sets ctx->fallback (-1: none). */
+static void choose_fallback(kcrt_context *ctx, const kcrt_device_info *list, int n, int chosen)
+{
+    int best = -1, k = 0;
+    ctx->fallback = ctx->fallback_index = -1;
+    if (strcmp(list[chosen].backend, "vulkan") == 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(list[i].backend, "vulkan") != 0)
+            continue;
+        bool better = best < 0 || type_rank(list[i].type) < type_rank(list[best].type) ||
+                      (type_rank(list[i].type) == type_rank(list[best].type) &&
+                       list[i].vendor_id == list[chosen].vendor_id && list[best].vendor_id != list[chosen].vendor_id);
+        if (better)
+            best = i, ctx->fallback = k;
+        k++;
+    }
+    ctx->fallback_index = best;
+}
+
 /* The position of dev among the devices of its own backend. */
 static int backend_index(const kcrt_device_info *list, int chosen)
 {
@@ -237,6 +260,11 @@ static kcrt_status open_device(kcrt_context *ctx, const char *backend, int want_
     rt_log(ctx, "chose device %d '%s' (%s) on %s: %s", d, list[d].name, list[d].type_name, list[d].backend,
            why);
     int bi = backend_index(list, d);
+    if (strcmp(backend, "auto") == 0 && want_index < 0 && !want)
+        choose_fallback(ctx, list, n, d);
+    if (ctx->fallback >= 0)
+        rt_log(ctx, "if the first bundle has only SPIR-V, this context moves to device %d '%s' on vulkan",
+               ctx->fallback_index, list[ctx->fallback_index].name);
     free(list);
     s = ctx->be->open(ctx, bi, &ctx->dev);
     if (s == KCRT_OK)
@@ -258,6 +286,7 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
         return KCRT_ERROR_OUT_OF_MEMORY;
     }
     ctx->debug = rt_env_debug();
+    ctx->fallback = ctx->fallback_index = -1;
     const char *backend = opts && opts->backend ? opts->backend : "auto";
     int index = opts ? opts->device : -1;
     const char *env_backend = getenv("KCRT_BACKEND"), *env_device = getenv("KCRT_DEVICE");
@@ -277,6 +306,27 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
     if (s != KCRT_OK)
         return failed_open(out, ctx, s);
     *out = ctx;
+    return KCRT_OK;
+}
+
+kcrt_status rt_fall_back(kcrt_context *ctx, const char *why)
+{
+    int local = ctx->fallback, index = ctx->fallback_index;
+    assert(local >= 0 && !ctx->buffers && !ctx->bundles);
+    rt_log(ctx, "%s: the auto choice moves from %s '%s' to device %d on vulkan", why, ctx->be->name,
+           ctx->info.name, index);
+    ctx->fallback = ctx->fallback_index = -1;
+    ctx->be->close(ctx->dev);
+    ctx->dev = NULL;
+    ctx->be = &rt_vulkan_backend;
+    kcrt_status s = ctx->be->open(ctx, local, &ctx->dev);
+    if (s != KCRT_OK) {
+        ctx->be = NULL;
+        ctx->dev = NULL;
+        ctx->failed = s;
+        return s;
+    }
+    ctx->info.index = index;
     return KCRT_OK;
 }
 

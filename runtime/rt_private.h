@@ -136,6 +136,11 @@ struct kcrt_context {
     kcrt_device_info info;
     kcrt_bundle *bundles; /* what kcrt_close frees */
     kcrt_buffer *buffers;
+    /* Auto choice on HIP or CUDA: the Vulkan device to move to when the
+     * first bundle has nothing for this backend but SPIR-V (its index among
+     * Vulkan's devices, and in the whole list); -1 when there is none or the
+     * first bundle has decided. See rt_fall_back. */
+    int fallback, fallback_index;
 };
 
 struct kcrt_buffer {
@@ -222,6 +227,11 @@ kcrt_type rt_type_from_name(const char *name);
 size_t rt_type_bytes(kcrt_type t);
 char rt_type_kind(kcrt_type t); /* 'b' 'i' 'u' 'f' 'h' */
 const char *rt_type_name(kcrt_type t);
+
+/* context.c: moves an auto-chosen context, which holds nothing yet, to its
+ * fallback Vulkan device (why: for the log). On failure the context is
+ * failed, as after a failed kcrt_open. */
+kcrt_status rt_fall_back(kcrt_context *ctx, const char *why);
 
 /* choose.c: the variant of a launch, and variant strings */
 rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why);

@@ -21,7 +21,9 @@
  *     wait, timing brackets each launch with events; contexts and current
  *     devices are left as they were found;
  *   - failures of the driver reach kcrt_error with the call's name and the
- *     driver's words (the CUDA JIT's log too).
+ *     driver's words (the CUDA JIT's log too);
+ *   - a context auto put on HIP moves to Vulkan when its first bundle has
+ *     only SPIR-V, and only then.
  *
  * The fakes cannot run kernels: whether the kernels compute the right
  * thing on a real GPU is docs/gpu-validation.md's business.
@@ -119,11 +121,16 @@ static bool need_bundle(void)
     return false;
 }
 
-static kcrt_bundle *load_bundle(kcrt_context *c)
+static kcrt_bundle *load_bundle_at(kcrt_context *c, const char *path)
 {
     kcrt_bundle *b = NULL;
-    ASSERT_OK(kcrt_bundle_load(c, RT_GPU_BUNDLE, &b), c);
+    ASSERT_OK(kcrt_bundle_load(c, path, &b), c);
     return b;
+}
+
+static kcrt_bundle *load_bundle(kcrt_context *c)
+{
+    return load_bundle_at(c, RT_GPU_BUNDLE);
 }
 
 /* Does the trace hold these calls in this order (others may come between)? */
@@ -958,6 +965,54 @@ static void test_fault_is_sticky(void **state)
     }
 }
 
+/* ---- auto's fallback to Vulkan for a SPIR-V-only bundle ------------------------------------------------- */
+
+static void test_auto_moves_to_vulkan_for_spirv_only_bundles(void **state)
+{
+    (void)state;
+    if (!have_vulkan) {
+        fprintf(stderr, "    (skipped: no Vulkan device to move to)\n");
+        return;
+    }
+    /* auto chose HIP; the first bundle has only SPIR-V, nothing lives on the context yet: Vulkan */
+    kcrt_context *c = open_on(NULL);
+    assert_string_equal("hip", kcrt_backend_name(c));
+    kcrt_bundle *b = load_bundle_at(c, RT_GPU_SPIRV_BUNDLE);
+    assert_string_equal("vulkan", kcrt_backend_name(c));
+    assert_string_equal("vulkan", kcrt_device_info_get(c)->backend);
+    assert_int_equal(0, hip->live_streams); /* the HIP device was closed */
+    kcrt_kernel *k;
+    ASSERT_OK(kcrt_kernel_get(b, "scale", &k), c);
+    kcrt_buffer *x;
+    ASSERT_OK(kcrt_buffer_create(c, 64 * 4, &x), c);
+    kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(2.0f), KCRT_BUF(x)};
+    ASSERT_OK(kcrt_launch(k, args, 3), c);
+    ASSERT_OK(kcrt_finish(c), c);
+    kcrt_close(c);
+    /* a context already holding a buffer stays, and says what to build */
+    c = open_on(NULL);
+    ASSERT_OK(kcrt_buffer_create(c, 64, &x), c);
+    b = load_bundle_at(c, RT_GPU_SPIRV_BUNDLE);
+    assert_string_equal("hip", kcrt_backend_name(c));
+    ASSERT_STATUS(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get(b, "scale", &k), c);
+    ASSERT_CONTAINS(kcrt_error(c), "the bundle has spirv (build it with -t gfx90a for");
+    kcrt_close(c);
+    /* a backend that was asked for stays */
+    c = open_on("cuda");
+    b = load_bundle_at(c, RT_GPU_SPIRV_BUNDLE);
+    assert_string_equal("cuda", kcrt_backend_name(c));
+    kcrt_close(c);
+    if (!RT_GPU_BUNDLE)
+        return;
+    /* a first bundle with something for the backend settles it: a later SPIR-V-only one does not move it */
+    c = open_on(NULL);
+    b = load_bundle_at(c, RT_GPU_BUNDLE);
+    kcrt_bundle_free(b);
+    b = load_bundle_at(c, RT_GPU_SPIRV_BUNDLE);
+    assert_string_equal("hip", kcrt_backend_name(c));
+    kcrt_close(c);
+}
+
 /* kc devices lists the fakes beside Vulkan. */
 static void test_kc_devices(void **state)
 {
@@ -1005,6 +1060,7 @@ int main(void)
         cmocka_unit_test_setup(test_timing_uses_events, fresh),
         cmocka_unit_test_setup(test_driver_errors_name_the_call, fresh),
         cmocka_unit_test_setup(test_fault_is_sticky, fresh),
+        cmocka_unit_test_setup(test_auto_moves_to_vulkan_for_spirv_only_bundles, fresh),
         cmocka_unit_test_setup(test_kc_devices, fresh),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
