@@ -206,9 +206,10 @@ static void choose_fallback(kcrt_context *ctx, const kcrt_device_info *list, int
     for (int i = 0; i < n; i++) {
         if (strcmp(list[i].backend, "vulkan") != 0)
             continue;
-        bool better = best < 0 || type_rank(list[i].type) < type_rank(list[best].type) ||
-                      (type_rank(list[i].type) == type_rank(list[best].type) &&
-                       list[i].vendor_id == list[chosen].vendor_id && list[best].vendor_id != list[chosen].vendor_id);
+        bool better =
+            best < 0 || type_rank(list[i].type) < type_rank(list[best].type) ||
+            (type_rank(list[i].type) == type_rank(list[best].type) &&
+             list[i].vendor_id == list[chosen].vendor_id && list[best].vendor_id != list[chosen].vendor_id);
         if (better)
             best = i, ctx->fallback = k;
         k++;

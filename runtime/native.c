@@ -31,11 +31,11 @@ void *rt_native_open(const char *env, const char *const *names, const char *what
         rt_printf(tried + at, sizeof(tried) - at, "%s%s", at ? ", " : "", list[i]);
     }
     if (list == one)
-        rt_printf(err, errlen, "%s is not available: cannot load %s (%s); %s=%s names it", what, tried, why, env,
-                  chosen);
+        rt_printf(err, errlen, "%s is not available: cannot load %s (%s); %s=%s names it", what, tried, why,
+                  env, chosen);
     else
-        rt_printf(err, errlen, "%s is not available: cannot load %s (the last: %s); %s, or set %s", what, tried,
-                  why, install, env);
+        rt_printf(err, errlen, "%s is not available: cannot load %s (the last: %s); %s, or set %s", what,
+                  tried, why, install, env);
     return NULL;
 }
 

@@ -38,8 +38,8 @@ typedef CUdevice_attribute cu_attribute;
 typedef CUfunction_attribute cu_func_attribute;
 typedef CUjit_option cu_jit_option;
 #else
-typedef int cu_result;                /* CUresult: an enum of int size */
-typedef int cu_device;                /* CUdevice: an ordinal-like int handle */
+typedef int cu_result;                   /* CUresult: an enum of int size */
+typedef int cu_device;                   /* CUdevice: an ordinal-like int handle */
 typedef unsigned long long cu_deviceptr; /* CUdeviceptr: 64 bits on every 64-bit platform */
 typedef struct cu_context_s *cu_context; /* CUcontext, CUmodule, …: pointers to opaque structs */
 typedef struct cu_module_s *cu_module;
@@ -111,7 +111,8 @@ enum { CU_CONSTANTS(KCU_CONSTANT) };
     X(cu_result, cuDeviceGetCount, (int *count), "cuDeviceGetCount")                                         \
     X(cu_result, cuDeviceGet, (cu_device * device, int ordinal), "cuDeviceGet")                              \
     X(cu_result, cuDeviceGetName, (char *name, int len, cu_device dev), "cuDeviceGetName")                   \
-    X(cu_result, cuDeviceGetAttribute, (int *value, cu_attribute attr, cu_device dev), "cuDeviceGetAttribute") \
+    X(cu_result, cuDeviceGetAttribute, (int *value, cu_attribute attr, cu_device dev),                       \
+      "cuDeviceGetAttribute")                                                                                \
     X(cu_result, cuDeviceTotalMem, (size_t * bytes, cu_device dev), "cuDeviceTotalMem_v2")                   \
     X(cu_result, cuDeviceGetPCIBusId, (char *bus_id, int len, cu_device dev), "cuDeviceGetPCIBusId")         \
     X(cu_result, cuDevicePrimaryCtxRetain, (cu_context * ctx, cu_device dev), "cuDevicePrimaryCtxRetain")    \
@@ -125,7 +126,8 @@ enum { CU_CONSTANTS(KCU_CONSTANT) };
     X(cu_result, cuModuleUnload, (cu_module module), "cuModuleUnload")                                       \
     X(cu_result, cuModuleGetFunction, (cu_function * f, cu_module module, const char *name),                 \
       "cuModuleGetFunction")                                                                                 \
-    X(cu_result, cuFuncGetAttribute, (int *value, cu_func_attribute attr, cu_function f), "cuFuncGetAttribute") \
+    X(cu_result, cuFuncGetAttribute, (int *value, cu_func_attribute attr, cu_function f),                    \
+      "cuFuncGetAttribute")                                                                                  \
     X(cu_result, cuLaunchKernel,                                                                             \
       (cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,          \
        unsigned shared_bytes, cu_stream stream, void **kernel_params, void **extra),                         \

@@ -52,11 +52,12 @@ kcrt_status cu_check(cu_dev *d, cu_result e, const char *call)
     error_words(&d->lib, e, words, sizeof(words));
     if (sticky(e) && !d->failed)
         d->failed = e;
-    return rt_fail(d->ctx, e == KCUDA_ERROR_OUT_OF_MEMORY ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_DEVICE_ERROR,
-                   "%s failed: %s%s", call, words,
-                   sticky(e) ? " (a kernel launched since the last kcrt_finish faulted; the CUDA context cannot "
-                               "be used again in this process)"
-                             : "");
+    return rt_fail(
+        d->ctx, e == KCUDA_ERROR_OUT_OF_MEMORY ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_DEVICE_ERROR,
+        "%s failed: %s%s", call, words,
+        sticky(e) ? " (a kernel launched since the last kcrt_finish faulted; the CUDA context cannot "
+                    "be used again in this process)"
+                  : "");
 }
 
 kcrt_status cu_usable(cu_dev *d)
@@ -65,8 +66,8 @@ kcrt_status cu_usable(cu_dev *d)
         return KCRT_OK;
     char words[256];
     error_words(&d->lib, d->failed, words, sizeof(words));
-    return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the CUDA device '%s' failed earlier (%s); close the context",
-                   d->ctx->info.name, words);
+    return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR,
+                   "the CUDA device '%s' failed earlier (%s); close the context", d->ctx->info.name, words);
 }
 
 /* The primary context is current during each call; the thread's own comes
@@ -115,9 +116,11 @@ static const char *init_hint(cu_result e)
 {
     switch (e) {
     case KCUDA_ERROR_STUB_LIBRARY: return "; this is the CUDA toolkit's stub, not the driver's libcuda.so.1";
-    case KCUDA_ERROR_SYSTEM_DRIVER_MISMATCH: return "; libcuda and the nvidia kernel module differ in version";
-    case KCUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: return "; a forward-compatibility libcuda on a device it does "
-                                                            "not support";
+    case KCUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+        return "; libcuda and the nvidia kernel module differ in version";
+    case KCUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+        return "; a forward-compatibility libcuda on a device it does "
+               "not support";
     default: return "";
     }
 }
@@ -146,7 +149,8 @@ static kcrt_status lib_init(cu_lib *L, int *count, char *err, size_t len)
     return KCRT_OK;
 }
 
-/* ---- describing a device --------------------------------------------------------------------------------- */
+/* ---- describing a device ---------------------------------------------------------------------------------
+ */
 
 typedef struct attr_query {
     cu_attribute attr;
@@ -157,7 +161,8 @@ typedef struct attr_query {
 static bool describe_limits(const cu_lib *L, cu_device dev, int ordinal, kcrt_device_info *info, int *cc,
                             char *err, size_t len)
 {
-    int threads = 0, block[3] = {0}, grid[3] = {0}, shared = 0, warp = 0, integrated = 0, major = 0, minor = 0;
+    int threads = 0, block[3] = {0}, grid[3] = {0}, shared = 0, warp = 0, integrated = 0, major = 0,
+        minor = 0;
     attr_query q[] = {
         {KCU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK", &threads},
         {KCU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X", &block[0]},
@@ -206,7 +211,8 @@ static void driver_words(const cu_lib *L, kcrt_device_info *info)
         v = 0;
     info->driver_version = info->api_version = (uint32_t)v;
     if (rt_read_line("/sys/module/nvidia/version", module, sizeof(module)))
-        rt_printf(info->driver, sizeof(info->driver), "CUDA %d.%d, driver %s", v / 1000, v % 1000 / 10, module);
+        rt_printf(info->driver, sizeof(info->driver), "CUDA %d.%d, driver %s", v / 1000, v % 1000 / 10,
+                  module);
     else
         rt_printf(info->driver, sizeof(info->driver), "CUDA %d.%d", v / 1000, v % 1000 / 10);
 }
@@ -264,7 +270,8 @@ static kcrt_status devices(kcrt_device_info *out, int max, int *count, char *err
     return s;
 }
 
-/* ---- open and close ------------------------------------------------------------------------------------------ */
+/* ---- open and close
+ * ------------------------------------------------------------------------------------------ */
 
 static void close_device(void *dev)
 {
@@ -320,7 +327,8 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
     return KCRT_OK;
 }
 
-/* ---- variants ---------------------------------------------------------------------------------------------------- */
+/* ---- variants
+ * ---------------------------------------------------------------------------------------------------- */
 
 /* NN of "sm_NN", or 0 (other targets, and arch-specific ones like sm_90a,
  * which kc does not build). */
@@ -349,8 +357,8 @@ static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
         return rt_printf(why, len, "its target is %s, and the device is sm_%d", m->target, d->cc), false;
     for (int k = 0; k < 3; k++)
         if (m->wg[k] > i->max_workgroup_size[k])
-            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k], "xyz"[k],
-                             i->max_workgroup_size[k]),
+            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k],
+                             "xyz"[k], i -> max_workgroup_size[k]),
                    false;
     if (inv > i->max_workgroup_invocations)
         return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
@@ -391,8 +399,8 @@ static const char *jit_hint(cu_result e)
 static kcrt_status load_ptx(cu_dev *d, rt_native_module *m, const char *ptx)
 {
     char info[4096] = "", errors[8192] = "";
-    cu_jit_option opt[] = {KCU_JIT_INFO_LOG_BUFFER, KCU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, KCU_JIT_ERROR_LOG_BUFFER,
-                           KCU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    cu_jit_option opt[] = {KCU_JIT_INFO_LOG_BUFFER, KCU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                           KCU_JIT_ERROR_LOG_BUFFER, KCU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *val[] = {info, (void *)(uintptr_t)sizeof(info), errors, (void *)(uintptr_t)sizeof(errors)};
     cu_result e = d->lib.cuModuleLoadDataEx((cu_module *)&m->module, ptx, 4, opt, val);
     info[sizeof(info) - 1] = errors[sizeof(errors) - 1] = 0;
@@ -434,14 +442,16 @@ static kcrt_status load_module(cu_dev *d, const rt_module_desc *desc, rt_native_
                      "cuModuleGetFunction");
     int most = 0;
     if (s == KCRT_OK)
-        s = cu_check(d, d->lib.cuFuncGetAttribute(&most, KCU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->function),
+        s = cu_check(d,
+                     d->lib.cuFuncGetAttribute(&most, KCU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->function),
                      "cuFuncGetAttribute");
     cu_leave(d);
     uint64_t inv = (uint64_t)desc->wg[0] * desc->wg[1] * desc->wg[2];
     if (s == KCRT_OK && inv > (uint64_t)most)
-        s = rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED,
-                    "its workgroup of %llu threads is more than the %d the driver can run of this kernel (registers)",
-                    (unsigned long long)inv, most);
+        s = rt_fail(
+            d->ctx, KCRT_ERROR_UNSUPPORTED,
+            "its workgroup of %llu threads is more than the %d the driver can run of this kernel (registers)",
+            (unsigned long long)inv, most);
     return s;
 }
 
@@ -451,16 +461,17 @@ static kcrt_status module_create(void *dev, const rt_module_desc *desc, void **o
     rt_native_module *m;
     if (desc->size < 8 || !memchr(desc->binary, '.', desc->size < 256 ? desc->size : 256) ||
         memchr(desc->binary, 0, desc->size))
-        return rt_fail(d->ctx, KCRT_ERROR_BAD_BUNDLE, "kernel '%s' variant '%s': its %s binary is not PTX text",
-                       desc->kernel, desc->variant, desc->target);
+        return rt_fail(d->ctx, KCRT_ERROR_BAD_BUNDLE,
+                       "kernel '%s' variant '%s': its %s binary is not PTX text", desc->kernel, desc->variant,
+                       desc->target);
     kcrt_status s = cu_usable(d);
     if (s == KCRT_OK)
         s = rt_native_module_new(d->ctx, desc, &m);
     if (s != KCRT_OK)
         return s;
     if ((s = load_module(d, desc, m)) != KCRT_OK) {
-        rt_fail(d->ctx, s, "kernel '%s' variant '%s' (%s on sm_%d): %s", desc->kernel, desc->variant, desc->target,
-                d->cc, d->ctx->err);
+        rt_fail(d->ctx, s, "kernel '%s' variant '%s' (%s on sm_%d): %s", desc->kernel, desc->variant,
+                desc->target, d->cc, d->ctx->err);
         module_free(d, m);
         return s;
     }

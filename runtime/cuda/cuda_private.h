@@ -45,8 +45,8 @@ typedef struct cu_dev {
     cu_stream stream;
     cu_event *events; /* for timing, grown on demand */
     int nevents;
-    uint64_t pending;  /* launches queued since the stream was last waited for */
-    cu_result failed;  /* a launch faulted: the context is unusable (0 when not) */
+    uint64_t pending; /* launches queued since the stream was last waited for */
+    cu_result failed; /* a launch faulted: the context is unusable (0 when not) */
     kcrt_stats stats;
 } cu_dev;
 

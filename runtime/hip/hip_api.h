@@ -92,8 +92,9 @@ enum { hipStreamNonBlocking = 0x01 };
     X(hip_error, hipGetDevice, (int *device), "hipGetDevice")                                                \
     X(hip_error, hipSetDevice, (int device), "hipSetDevice")                                                 \
     X(hip_error, hipDeviceGetName, (char *name, int len, int device), "hipDeviceGetName")                    \
-    X(hip_error, hipDeviceGetAttribute, (int *value, hip_attribute attr, int device), "hipDeviceGetAttribute") \
-    X(hip_error, hipDeviceTotalMem, (size_t *bytes, int device), "hipDeviceTotalMem")                        \
+    X(hip_error, hipDeviceGetAttribute, (int *value, hip_attribute attr, int device),                        \
+      "hipDeviceGetAttribute")                                                                               \
+    X(hip_error, hipDeviceTotalMem, (size_t * bytes, int device), "hipDeviceTotalMem")                       \
     X(hip_error, hipDeviceGetPCIBusId, (char *bus_id, int len, int device), "hipDeviceGetPCIBusId")          \
     X(hip_error, hipGetDeviceProperties, (void *props, int device), "hipGetDevicePropertiesR0600",           \
       "hipGetDevicePropertiesR0000", "hipGetDeviceProperties")                                               \
@@ -102,7 +103,8 @@ enum { hipStreamNonBlocking = 0x01 };
     X(hip_error, hipMemcpyAsync, (void *dst, const void *src, size_t bytes, int kind, hip_stream stream),    \
       "hipMemcpyAsync")                                                                                      \
     X(hip_error, hipMemsetAsync, (void *dst, int value, size_t bytes, hip_stream stream), "hipMemsetAsync")  \
-    X(hip_error, hipStreamCreateWithFlags, (hip_stream * stream, unsigned flags), "hipStreamCreateWithFlags") \
+    X(hip_error, hipStreamCreateWithFlags, (hip_stream * stream, unsigned flags),                            \
+      "hipStreamCreateWithFlags")                                                                            \
     X(hip_error, hipStreamSynchronize, (hip_stream stream), "hipStreamSynchronize")                          \
     X(hip_error, hipStreamDestroy, (hip_stream stream), "hipStreamDestroy")                                  \
     X(hip_error, hipEventCreate, (hip_event * event), "hipEventCreate")                                      \

@@ -60,8 +60,8 @@ kcrt_status hip_usable(hip_dev *d)
         return KCRT_OK;
     char words[256];
     error_words(&d->lib, d->failed, words, sizeof(words));
-    return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the HIP device '%s' failed earlier (%s); close the context",
-                   d->ctx->info.name, words);
+    return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR,
+                   "the HIP device '%s' failed earlier (%s); close the context", d->ctx->info.name, words);
 }
 
 /* The context's device is current during each call; the thread gets its
@@ -130,9 +130,10 @@ static kcrt_status lib_init(hip_lib *L, int *count, char *err, size_t len)
     }
     if (e != hipSuccess) {
         error_words(L, e, words, sizeof(words));
-        rt_printf(err, len, "HIP (%s) cannot start: hipInit or hipGetDeviceCount failed: %s%s", L->path, words,
-                  e == hipErrorInsufficientDriver ? "; the amdgpu kernel driver is missing or older than ROCm needs"
-                                                  : "");
+        rt_printf(
+            err, len, "HIP (%s) cannot start: hipInit or hipGetDeviceCount failed: %s%s", L->path, words,
+            e == hipErrorInsufficientDriver ? "; the amdgpu kernel driver is missing or older than ROCm needs"
+                                            : "");
         return KCRT_ERROR_NO_DEVICE;
     }
     return KCRT_OK;
@@ -151,8 +152,8 @@ static size_t arch_at(const unsigned char *s, size_t room)
         n++;
     if (n < 6 || n >= room || (s[n] != 0 && s[n] != ':'))
         return 0;
-    while (n < room && n < 63 && s[n] && (strchr(":+-", s[n]) || (s[n] >= 'a' && s[n] <= 'z') ||
-                                          (s[n] >= '0' && s[n] <= '9')))
+    while (n < room && n < 63 && s[n] &&
+           (strchr(":+-", s[n]) || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9')))
         n++;
     return n < room && s[n] == 0 ? n : 0;
 }
@@ -187,9 +188,9 @@ static void family(const char *gfx, char *out, size_t len)
 {
     static const struct {
         const char *prefix, *family;
-    } generic[] = {{"gfx110", "gfx11-generic"}, {"gfx115", "gfx11-generic"},   {"gfx120", "gfx12-generic"},
+    } generic[] = {{"gfx110", "gfx11-generic"},   {"gfx115", "gfx11-generic"},   {"gfx120", "gfx12-generic"},
                    {"gfx103", "gfx10-3-generic"}, {"gfx101", "gfx10-1-generic"}, {"gfx94", "gfx9-4-generic"},
-                   {"gfx90a", "gfx90a"},           {"gfx908", "gfx908"},          {"gfx90", "gfx9-generic"}};
+                   {"gfx90a", "gfx90a"},          {"gfx908", "gfx908"},          {"gfx90", "gfx9-generic"}};
     for (size_t i = 0; i < RT_COUNT(generic); i++)
         if (strncmp(gfx, generic[i].prefix, strlen(generic[i].prefix)) == 0) {
             rt_printf(out, len, "amd:%s", generic[i].family);
@@ -211,7 +212,8 @@ static kcrt_status query_attributes(const hip_lib *L, int dev, attr_query *q, si
         if (e != hipSuccess) {
             char words[256];
             error_words(L, e, words, sizeof(words));
-            rt_printf(err, len, "hipDeviceGetAttribute(%s) of HIP device %d failed: %s", q[i].name, dev, words);
+            rt_printf(err, len, "hipDeviceGetAttribute(%s) of HIP device %d failed: %s", q[i].name, dev,
+                      words);
             return KCRT_ERROR_NO_DEVICE;
         }
     }
@@ -239,11 +241,12 @@ static bool describe_limits(const hip_lib *L, int dev, kcrt_device_info *info, c
         return false;
     if ((warp != 32 && warp != 64) || threads < 64 || threads > 4096 || block[0] < 64 || grid[0] < 1 ||
         shared < 1024) {
-        rt_printf(err, len,
-                  "HIP device %d's attributes make no sense (warp size %d, %d threads per block, %d bytes of "
-                  "shared memory): %s numbers hipDeviceAttribute_t differently from ROCm 5 and 6, which libkcrt "
-                  "knows",
-                  dev, warp, threads, shared, L->path);
+        rt_printf(
+            err, len,
+            "HIP device %d's attributes make no sense (warp size %d, %d threads per block, %d bytes of "
+            "shared memory): %s numbers hipDeviceAttribute_t differently from ROCm 5 and 6, which libkcrt "
+            "knows",
+            dev, warp, threads, shared, L->path);
         return false;
     }
     info->max_workgroup_invocations = (uint32_t)threads;
@@ -284,8 +287,9 @@ static kcrt_status describe(const hip_lib *L, int dev, kcrt_device_info *info, c
     hip_error e = arch_name(L, dev, arch, archlen);
     if (e != hipSuccess) {
         error_words(L, e, words, sizeof(words));
-        rt_printf(err, len, "HIP device %d: hipGetDeviceProperties gives no architecture name (gcnArchName): %s",
-                  dev, words);
+        rt_printf(err, len,
+                  "HIP device %d: hipGetDeviceProperties gives no architecture name (gcnArchName): %s", dev,
+                  words);
         return KCRT_ERROR_NO_DEVICE;
     }
     rt_printf(info->target, sizeof(info->target), "%.*s", (int)strcspn(arch, ":"), arch);
@@ -393,8 +397,8 @@ static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
         return rt_printf(why, len, "its target is %s, the device is %s", m->target, i->target), false;
     for (int k = 0; k < 3; k++)
         if (m->wg[k] > i->max_workgroup_size[k])
-            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k], "xyz"[k],
-                             i->max_workgroup_size[k]),
+            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k],
+                             "xyz"[k], i -> max_workgroup_size[k]),
                    false;
     if (inv > i->max_workgroup_invocations)
         return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
@@ -405,8 +409,8 @@ static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
                          m->shared_bytes, i->max_shared_bytes),
                false;
     if (m->args_size > i->max_push_bytes)
-        return rt_printf(why, len, "its %u bytes of kernel arguments exceed the %u libkcrt passes", m->args_size,
-                         i->max_push_bytes),
+        return rt_printf(why, len, "its %u bytes of kernel arguments exceed the %u libkcrt passes",
+                         m->args_size, i->max_push_bytes),
                false;
     return true;
 }
@@ -437,7 +441,8 @@ static kcrt_status module_create(void *dev, const rt_module_desc *desc, void **o
     hip_dev *d = dev;
     rt_native_module *m;
     if (!is_code_object(desc->binary, desc->size))
-        return rt_fail(d->ctx, KCRT_ERROR_BAD_BUNDLE, "kernel '%s' variant '%s': its %s binary is not an AMDGPU "
+        return rt_fail(d->ctx, KCRT_ERROR_BAD_BUNDLE,
+                       "kernel '%s' variant '%s': its %s binary is not an AMDGPU "
                        "code object",
                        desc->kernel, desc->variant, desc->target);
     kcrt_status s = hip_usable(d);

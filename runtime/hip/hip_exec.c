@@ -103,7 +103,8 @@ static kcrt_status check_grid(hip_dev *d, const rt_native_module *m, const rt_la
             return rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED,
                            "%s: grid %c of %u workgroups of %u is %llu work-items, more than HIP dispatches "
                            "(2^32 - 1)",
-                           m->name, "xyz"[k], l->grid[k], m->wg[k], (unsigned long long)l->grid[k] * m->wg[k]);
+                           m->name, "xyz"[k], l -> grid[k], m -> wg[k],
+                           (unsigned long long)l -> grid[k] * m -> wg[k]);
     return KCRT_OK;
 }
 
@@ -114,8 +115,8 @@ static kcrt_status enqueue(hip_dev *d, rt_native_module *m, const rt_launch_desc
     size_t size = m->args_size;
     void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, m->block, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      HIP_LAUNCH_PARAM_END};
-    hip_error e = d->lib.hipModuleLaunchKernel(m->function, l->grid[0], l->grid[1], l->grid[2], m->wg[0], m->wg[1],
-                                               m->wg[2], 0, d->stream, NULL, size ? extra : NULL);
+    hip_error e = d->lib.hipModuleLaunchKernel(m->function, l->grid[0], l->grid[1], l->grid[2], m->wg[0],
+                                               m->wg[1], m->wg[2], 0, d->stream, NULL, size ? extra : NULL);
     kcrt_status s = hip_check(d, e, "hipModuleLaunchKernel");
     if (s != KCRT_OK)
         return rt_fail(d->ctx, s, "%s: %s", m->name, d->ctx->err);
@@ -155,7 +156,8 @@ kcrt_status hip_finish(void *dev)
     return s;
 }
 
-/* ---- timing ---------------------------------------------------------------------------------------------- */
+/* ---- timing ----------------------------------------------------------------------------------------------
+ */
 
 /* At least n events (the device is current). */
 static kcrt_status events(hip_dev *d, int n)
@@ -194,7 +196,8 @@ static kcrt_status elapsed(hip_dev *d, int repeats, double *ns_each)
     d->stats.waits++;
     for (int r = 0; s == KCRT_OK && r < repeats; r++) {
         float ms = 0;
-        s = hip_check(d, d->lib.hipEventElapsedTime(&ms, d->events[r], d->events[r + 1]), "hipEventElapsedTime");
+        s = hip_check(d, d->lib.hipEventElapsedTime(&ms, d->events[r], d->events[r + 1]),
+                      "hipEventElapsedTime");
         ns_each[r] = (double)ms * 1e6;
     }
     return s;

@@ -37,10 +37,10 @@ typedef struct hip_buf {
 typedef struct hip_dev {
     kcrt_context *ctx;
     hip_lib lib;
-    int device;      /* HIP's ordinal */
-    int saved;       /* the thread's device before the call, given back after */
-    int depth;       /* of nested calls (hip_enter) */
-    char arch[64];   /* gcnArchName as HIP says it: "gfx90a:sramecc+:xnack-" */
+    int device;    /* HIP's ordinal */
+    int saved;     /* the thread's device before the call, given back after */
+    int depth;     /* of nested calls (hip_enter) */
+    char arch[64]; /* gcnArchName as HIP says it: "gfx90a:sramecc+:xnack-" */
     hip_stream stream;
     hip_event *events; /* for timing, grown on demand */
     int nevents;

@@ -51,14 +51,17 @@ static const struct {
     {INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
-    {UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an "
-                                                                    "unsupported toolchain."},
+    {UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+     "the provided PTX was compiled with an "
+     "unsupported toolchain."},
     {INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
-    {LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
-    {SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda "
-                                                                  "driver combination"},
+    {LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+     "system has unsupported display driver / cuda "
+     "driver combination"},
 };
 
 static fake_state state;
@@ -174,17 +177,19 @@ EXPORT int cuDeviceGetAttribute(int *v, int attr, int dev)
     if (dev < 0 || dev >= devices())
         return INVALID_DEVICE;
     switch (attr) {
-    case 1: *v = 1024; break;                 /* MAX_THREADS_PER_BLOCK */
-    case 2: case 3: *v = 1024; break;         /* MAX_BLOCK_DIM_X, Y */
-    case 4: *v = 64; break;                   /* MAX_BLOCK_DIM_Z */
-    case 5: *v = 2147483647; break;           /* MAX_GRID_DIM_X */
-    case 6: case 7: *v = 65535; break;        /* MAX_GRID_DIM_Y, Z */
-    case 8: *v = 49152; break;                /* MAX_SHARED_MEMORY_PER_BLOCK */
-    case 10: *v = 32; break;                  /* WARP_SIZE */
-    case 16: *v = 128; break;                 /* MULTIPROCESSOR_COUNT */
-    case 18: *v = 0; break;                   /* INTEGRATED */
-    case 75: *v = cc() / 10; break;           /* COMPUTE_CAPABILITY_MAJOR */
-    case 76: *v = cc() % 10; break;           /* COMPUTE_CAPABILITY_MINOR */
+    case 1: *v = 1024; break; /* MAX_THREADS_PER_BLOCK */
+    case 2:
+    case 3: *v = 1024; break;       /* MAX_BLOCK_DIM_X, Y */
+    case 4: *v = 64; break;         /* MAX_BLOCK_DIM_Z */
+    case 5: *v = 2147483647; break; /* MAX_GRID_DIM_X */
+    case 6:
+    case 7: *v = 65535; break;      /* MAX_GRID_DIM_Y, Z */
+    case 8: *v = 49152; break;      /* MAX_SHARED_MEMORY_PER_BLOCK */
+    case 10: *v = 32; break;        /* WARP_SIZE */
+    case 16: *v = 128; break;       /* MULTIPROCESSOR_COUNT */
+    case 18: *v = 0; break;         /* INTEGRATED */
+    case 75: *v = cc() / 10; break; /* COMPUTE_CAPABILITY_MAJOR */
+    case 76: *v = cc() % 10; break; /* COMPUTE_CAPABILITY_MINOR */
     default: return INVALID_VALUE;
     }
     return SUCCESS;
@@ -239,7 +244,8 @@ EXPORT int cuCtxPopCurrent_v2(void **ctx)
     return SUCCESS;
 }
 
-/* ---- memory ---------------------------------------------------------------------------------------------- */
+/* ---- memory ----------------------------------------------------------------------------------------------
+ */
 
 typedef unsigned long long devptr;
 
@@ -380,7 +386,8 @@ EXPORT int cuEventDestroy_v2(void *e)
     return SUCCESS;
 }
 
-/* ---- modules: PTX, its entries and their parameters --------------------------------------------------------- */
+/* ---- modules: PTX, its entries and their parameters
+ * --------------------------------------------------------- */
 
 typedef struct fake_param {
     unsigned size, align;
@@ -446,10 +453,10 @@ static void jit_logs(unsigned n, const int *opt, void **val, const char *info, c
     size_t info_len = 0, error_len = 0;
     for (unsigned i = 0; i < n; i++)
         switch (opt[i]) {
-        case 3: info_buf = val[i]; break;                       /* CU_JIT_INFO_LOG_BUFFER */
-        case 4: info_len = (size_t)(uintptr_t)val[i]; break;    /* …_SIZE_BYTES */
-        case 5: error_buf = val[i]; break;                      /* CU_JIT_ERROR_LOG_BUFFER */
-        case 6: error_len = (size_t)(uintptr_t)val[i]; break;   /* …_SIZE_BYTES */
+        case 3: info_buf = val[i]; break;                     /* CU_JIT_INFO_LOG_BUFFER */
+        case 4: info_len = (size_t)(uintptr_t)val[i]; break;  /* …_SIZE_BYTES */
+        case 5: error_buf = val[i]; break;                    /* CU_JIT_ERROR_LOG_BUFFER */
+        case 6: error_len = (size_t)(uintptr_t)val[i]; break; /* …_SIZE_BYTES */
         }
     if (info_buf && info_len)
         snprintf(info_buf, info_len, "%s", info);
@@ -471,7 +478,8 @@ EXPORT int cuModuleLoadDataEx(void **module, const void *image, unsigned n, int 
         return e;
     }
     if (!strstr(ptx, ".version") || sm == 0 || sm > cc()) {
-        jit_logs(n, opt, val, "", "ptxas fatal   : SM version specified by .target is higher than the device's");
+        jit_logs(n, opt, val, "",
+                 "ptxas fatal   : SM version specified by .target is higher than the device's");
         return INVALID_PTX;
     }
     char info[128];
@@ -543,8 +551,8 @@ static int gather(const fake_function *fn, void **params, fake_launch *l)
     return SUCCESS;
 }
 
-EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                          unsigned shared, void *stream, void **params, void **extra)
+EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                          unsigned bz, unsigned shared, void *stream, void **params, void **extra)
 {
     trace("cuLaunchKernel");
     int e = need_context();

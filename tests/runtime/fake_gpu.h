@@ -40,14 +40,14 @@ typedef struct fake_launch {
 } fake_launch;
 
 typedef struct fake_state {
-    char trace[65536];   /* the calls that matter, in order, space-separated */
+    char trace[65536]; /* the calls that matter, in order, space-separated */
     int launches;
-    fake_launch last;    /* the last launch */
+    fake_launch last;     /* the last launch */
     unsigned char *image; /* a copy of the last module image (HIP: the ELF; CUDA: the PTX) */
     size_t image_size;
     int live_allocations, live_modules, live_events, live_streams;
-    int context_depth;   /* CUDA: pushes minus pops */
-    int current_device;  /* HIP: the thread's device, as hipSetDevice left it */
+    int context_depth;  /* CUDA: pushes minus pops */
+    int current_device; /* HIP: the thread's device, as hipSetDevice left it */
     int set_device_calls;
 } fake_state;
 

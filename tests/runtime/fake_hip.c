@@ -170,14 +170,17 @@ EXPORT int hipDeviceGetAttribute(int *v, int attr, int d)
     if (d < 0 || d >= devices())
         return INVALID_DEVICE;
     switch (attr) {
-    case 16: *v = 0; break;                       /* Integrated */
-    case 26: case 27: case 28: *v = 1024; break; /* MaxBlockDimX, Y, Z */
-    case 29: *v = 2147483647; break;              /* MaxGridDimX */
-    case 30: case 31: *v = 65536; break;          /* MaxGridDimY, Z */
-    case 56: *v = 1024; break;                    /* MaxThreadsPerBlock */
-    case 63: *v = 104; break;                     /* MultiprocessorCount */
-    case 74: *v = 65536; break;                   /* MaxSharedMemoryPerBlock */
-    case 87: *v = wave64() ? 64 : 32; break;      /* WarpSize */
+    case 16: *v = 0; break; /* Integrated */
+    case 26:
+    case 27:
+    case 28: *v = 1024; break;       /* MaxBlockDimX, Y, Z */
+    case 29: *v = 2147483647; break; /* MaxGridDimX */
+    case 30:
+    case 31: *v = 65536; break;              /* MaxGridDimY, Z */
+    case 56: *v = 1024; break;               /* MaxThreadsPerBlock */
+    case 63: *v = 104; break;                /* MultiprocessorCount */
+    case 74: *v = 65536; break;              /* MaxSharedMemoryPerBlock */
+    case 87: *v = wave64() ? 64 : 32; break; /* WarpSize */
     default: return INVALID_VALUE;
     }
     return SUCCESS;
@@ -459,7 +462,8 @@ EXPORT int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
     l->extra_null = extra == NULL;
     snprintf(l->function, sizeof(l->function), "%s", ((fake_function *)f)->name);
     if (extra) {
-        l->extra_well_formed = extra[0] == (void *)0x01 && extra[2] == (void *)0x02 && extra[4] == (void *)0x03;
+        l->extra_well_formed =
+            extra[0] == (void *)0x01 && extra[2] == (void *)0x02 && extra[4] == (void *)0x03;
         if (!l->extra_well_formed)
             return INVALID_VALUE;
         l->size = *(size_t *)extra[3];

@@ -60,8 +60,8 @@ static inline int rt_open_or_skip(const char *prog)
         return 1;
     }
     if (expect && strcmp(expect, kcrt_backend_name(rt_ctx)) != 0) {
-        fprintf(stderr, "%s: the tests should run on %s (KC_RT_TEST_BACKEND), but auto chose %s ('%s')\n", prog,
-                expect, kcrt_backend_name(rt_ctx), kcrt_device_name(rt_ctx));
+        fprintf(stderr, "%s: the tests should run on %s (KC_RT_TEST_BACKEND), but auto chose %s ('%s')\n",
+                prog, expect, kcrt_backend_name(rt_ctx), kcrt_device_name(rt_ctx));
         return 1;
     }
     const char *v = getenv("KCRT_VALIDATION");
@@ -83,7 +83,8 @@ static inline bool rt_on_vulkan(void)
 #define RT_NEED_VULKAN()                                                                                     \
     do {                                                                                                     \
         if (!rt_on_vulkan()) {                                                                               \
-            print_message("    (a check of the Vulkan backend: skipped on %s)\n", kcrt_backend_name(rt_ctx)); \
+            print_message("    (a check of the Vulkan backend: skipped on %s)\n",                            \
+                          kcrt_backend_name(rt_ctx));                                                        \
             skip();                                                                                          \
         }                                                                                                    \
     } while (0)

@@ -263,7 +263,8 @@ static void test_kernel_get_variant_not_built(void **state)
     ASSERT_OK(kcrt_bundle_load(rt_ctx, KC_BINARY_DIR "/tests/runtime/rt_default.kcb", &b));
     kcrt_kernel *k;
     char want[128];
-    snprintf(want, sizeof(want), "kernel 'saxpy' has no variant 'SX_WG=32' for %s", kcrt_backend_name(rt_ctx));
+    snprintf(want, sizeof(want), "kernel 'saxpy' has no variant 'SX_WG=32' for %s",
+             kcrt_backend_name(rt_ctx));
     ASSERT_ERROR(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get_variant(b, "saxpy", "SX_WG=32", &k), want,
                  "(build it with --all-variants); its variants "
                  "are: SX_WG=64,SX_TM=2");
@@ -422,8 +423,8 @@ static void test_debug_log_says_what_was_chosen(void **state)
     ASSERT_CONTAINS(log, want);
     snprintf(want, sizeof(want), "key '%s:", be);
     ASSERT_CONTAINS(log, want);
-    snprintf(want, sizeof(want), "kcrt: bundle " RT_BUNDLE ": kernel saxpy: %d variants, default SX_WG=64,SX_TM=2",
-             variants);
+    snprintf(want, sizeof(want),
+             "kcrt: bundle " RT_BUNDLE ": kernel saxpy: %d variants, default SX_WG=64,SX_TM=2", variants);
     ASSERT_CONTAINS(log, want);
     ASSERT_CONTAINS(log, "kcrt: saxpy(n=100): variant 'SX_WG=64,SX_TM=2': the default variant");
     ASSERT_CONTAINS(log, rt_on_vulkan() ? "kcrt: pipeline made for saxpy[SX_WG=64,SX_TM=2]"

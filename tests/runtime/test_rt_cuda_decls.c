@@ -20,7 +20,8 @@
 
 /* ---- constants ---------------------------------------------------------------------------------- */
 
-#define SAME_VALUE(name, value) _Static_assert((int)K##name == (int)name && (value) == (int)name, #name " differs from cuda.h");
+#define SAME_VALUE(name, value)                                                                              \
+    _Static_assert((int)K##name == (int)name && (value) == (int)name, #name " differs from cuda.h");
 CU_CONSTANTS(SAME_VALUE)
 
 /* The launch markers libkcrt does not pass (it uses kernelParams), checked
@@ -41,7 +42,8 @@ _Static_assert(sizeof(CUcontext) == sizeof(void *) && sizeof(CUstream) == sizeof
                    sizeof(CUfunction) == sizeof(void *),
                "handles are pointers");
 
-/* ---- entry points ---------------------------------------------------------------------------------------- */
+/* ---- entry points ----------------------------------------------------------------------------------------
+ */
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -140,8 +140,8 @@ static void assert_in_order(const char *trace, const char *const *calls, int n)
     for (int i = 0; i < n; i++) {
         const char *next = strstr(at, calls[i]);
         if (!next)
-            fail_msg("expected '%s' (call %d of the sequence) after position %d of the trace:\n%s", calls[i], i,
-                     (int)(at - trace), trace);
+            fail_msg("expected '%s' (call %d of the sequence) after position %d of the trace:\n%s", calls[i],
+                     i, (int)(at - trace), trace);
         at = next + strlen(calls[i]);
     }
 }
@@ -206,8 +206,8 @@ static void mix_buffers(kcrt_context *c, mix_run *r)
 
 static void mix_args(const mix_run *r, kcrt_arg *a)
 {
-    kcrt_arg args[] = {KCRT_I32(MIX_N),  KCRT_F16(MIX_H),  KCRT_BOOL(true), KCRT_BUF(r->x), KCRT_F32(MIX_A),
-                       KCRT_BUF(r->y),   KCRT_U32(MIX_U),  KCRT_F16(MIX_H2), KCRT_BUF(r->z)};
+    kcrt_arg args[] = {KCRT_I32(MIX_N), KCRT_F16(MIX_H), KCRT_BOOL(true),  KCRT_BUF(r->x), KCRT_F32(MIX_A),
+                       KCRT_BUF(r->y),  KCRT_U32(MIX_U), KCRT_F16(MIX_H2), KCRT_BUF(r->z)};
     memcpy(a, args, sizeof(args));
 }
 
@@ -222,7 +222,9 @@ static void check_mix_value(const char *name, const unsigned char *at, long size
         assert_int_equal(8, size);
         uint64_t p;
         memcpy(&p, at, 8);
-        const void *want = !strcmp(name, "x") ? (const void *)r->hx : !strcmp(name, "y") ? (const void *)r->hy : r->hz;
+        const void *want = !strcmp(name, "x")   ? (const void *)r->hx
+                           : !strcmp(name, "y") ? (const void *)r->hy
+                                                : r->hz;
         /* the fakes' device memory is host memory: the pointer shows which buffer it is */
         assert_memory_equal(want, (const void *)(uintptr_t)p, sizeof(r->hx));
         return;
@@ -350,9 +352,9 @@ static int ptx_params(const char *ptx, const char *entry, ptx_param *out, int ma
     int n = 0;
     long at = 0;
     for (const char *p = strstr(e, ".param"); p && p < close && n < max; p = strstr(p + 1, ".param")) {
-        long size = strstr(p, ".u64") && strstr(p, ".u64") < strchr(p, '\n')   ? 8
+        long size = strstr(p, ".u64") && strstr(p, ".u64") < strchr(p, '\n') ? 8
                     : strstr(p, ".b8") && strstr(p, ".b8") < strchr(p, '\n') ? atol(strchr(p, '[') + 1)
-                                                                               : 4;
+                                                                             : 4;
         const char *al = strstr(p, ".align");
         long align = al && al < strchr(p, '\n') ? atol(al + 6) : size;
         at = (at + align - 1) / align * align;
@@ -372,13 +374,15 @@ static void assert_slots(const char *args, const long *offsets, const long *size
         assert_int_equal(':', *p);
         long s = strtol(p + 1, (char **)&p, 10);
         if (o != offsets[i] || s != sizes[i])
-            fail_msg("parameter %d: the bundle says %ld:%ld, the binary %ld:%ld", i, o, s, offsets[i], sizes[i]);
+            fail_msg("parameter %d: the bundle says %ld:%ld, the binary %ld:%ld", i, o, s, offsets[i],
+                     sizes[i]);
         p += *p == ';';
     }
     assert_int_equal(0, *p);
 }
 
-/* ---- no library, not a library, no device ------------------------------------------------------------------ */
+/* ---- no library, not a library, no device
+ * ------------------------------------------------------------------ */
 
 static void expect_open_fails(const char *backend, kcrt_status want, const char *words)
 {
@@ -413,7 +417,8 @@ static void test_missing_libraries(void **state)
     setenv("KCRT_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
     expect_open_fails("hip", KCRT_ERROR_NO_BACKEND,
                       "HIP is not available: cannot load /nonexistent/libamdhip64.so (");
-    expect_open_fails("cuda", KCRT_ERROR_NO_BACKEND, "CUDA is not available: cannot load /nonexistent/libcuda.so.1");
+    expect_open_fails("cuda", KCRT_ERROR_NO_BACKEND,
+                      "CUDA is not available: cannot load /nonexistent/libcuda.so.1");
     expect_open_fails("hip", KCRT_ERROR_NO_BACKEND, "KCRT_HIP_LIBRARY=/nonexistent/libamdhip64.so names it");
     int n = -1;
     char err[1024];
@@ -458,7 +463,8 @@ static void test_cuda_toolkit_stub(void **state)
         return;
     }
     setenv("KCRT_CUDA_LIBRARY", stub, 1);
-    expect_open_fails("cuda", KCRT_ERROR_NO_BACKEND, "this is the CUDA toolkit's stub, not the driver's libcuda.so.1");
+    expect_open_fails("cuda", KCRT_ERROR_NO_BACKEND,
+                      "this is the CUDA toolkit's stub, not the driver's libcuda.so.1");
     setenv("FAKE_GPU_DEVICES", "0", 1); /* HIP: none either */
     expect_auto_is_vulkan();
 }
@@ -470,7 +476,8 @@ static void test_drivers_without_devices(void **state)
     expect_open_fails("hip", KCRT_ERROR_NO_DEVICE,
                       "no hip device found (hip: HIP (" FAKE_HIP ") finds no device (hipErrorNoDevice (no "
                       "ROCm-capable device is detected)))");
-    expect_open_fails("cuda", KCRT_ERROR_NO_DEVICE, "finds no device (CUDA_ERROR_NO_DEVICE (no CUDA-capable device");
+    expect_open_fails("cuda", KCRT_ERROR_NO_DEVICE,
+                      "finds no device (CUDA_ERROR_NO_DEVICE (no CUDA-capable device");
     int n = -1;
     char err[256];
     ASSERT_OK(kcrt_devices("hip", NULL, 0, &n, err, sizeof(err)), NULL);
@@ -492,7 +499,8 @@ static void test_drivers_that_fail_to_start(void **state)
     unsetenv("FAKE_GPU_FAIL");
 }
 
-/* ---- devices --------------------------------------------------------------------------------------------- */
+/* ---- devices ---------------------------------------------------------------------------------------------
+ */
 
 static void test_devices_and_auto_choice(void **state)
 {
@@ -518,7 +526,8 @@ static void test_devices_and_auto_choice(void **state)
     assert_string_equal("cuda", c->backend);
     assert_string_equal("sm_89", c->target);
     assert_string_equal("nvidia:sm_89", c->family);
-    const char *key = "cuda:10de:0000:NVIDIA GeForce RTX 4090 (fake 0):CUDA 12.4"; /* then the module's version */
+    const char *key =
+        "cuda:10de:0000:NVIDIA GeForce RTX 4090 (fake 0):CUDA 12.4"; /* then the module's version */
     assert_int_equal(0, strncmp(c->key, key, strlen(key)));
     assert_int_equal(32, c->subgroup_size);
     assert_int_equal(32764, c->max_push_bytes); /* CUDA 12.1 and newer on sm_70 and newer */
@@ -589,7 +598,8 @@ static void test_hip_architecture_from_rocm5(void **state)
     kcrt_close(c);
 }
 
-/* ---- variants -------------------------------------------------------------------------------------------- */
+/* ---- variants --------------------------------------------------------------------------------------------
+ */
 
 static void expect_image_target(const char *arch, const char *want_in_image)
 {
@@ -618,9 +628,10 @@ static void test_hip_loads_the_devices_code_object(void **state)
     kcrt_bundle *b = load_bundle(h);
     kcrt_kernel *k;
     ASSERT_STATUS(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get(b, "mix", &k), h);
-    ASSERT_CONTAINS(kcrt_error(h), "kernel 'mix' has no default variant () for the hip backend: the bundle has "
-                                   "spirv, gfx1100, gfx90a, sm_75, sm_86, sm_90 (build it with -t gfx1030 for "
-                                   "AMD Instinct MI210 (fake 0))");
+    ASSERT_CONTAINS(kcrt_error(h),
+                    "kernel 'mix' has no default variant () for the hip backend: the bundle has "
+                    "spirv, gfx1100, gfx90a, sm_75, sm_86, sm_90 (build it with -t gfx1030 for "
+                    "AMD Instinct MI210 (fake 0))");
     kcrt_bundle_free(b);
     kcrt_close(h);
 }
@@ -655,13 +666,15 @@ static void test_cuda_loads_the_highest_sm_not_newer(void **state)
     kcrt_bundle *b = load_bundle(c);
     kcrt_kernel *k;
     ASSERT_STATUS(KCRT_ERROR_NO_VARIANT, kcrt_kernel_get(b, "scale", &k), c);
-    ASSERT_CONTAINS(kcrt_error(c), "the bundle has spirv, gfx1100, gfx90a, sm_75, sm_86, sm_90 (build it with "
-                                   "-t sm_70 or an older sm_NN for NVIDIA GeForce RTX 4090 (fake 0))");
+    ASSERT_CONTAINS(kcrt_error(c),
+                    "the bundle has spirv, gfx1100, gfx90a, sm_75, sm_86, sm_90 (build it with "
+                    "-t sm_70 or an older sm_NN for NVIDIA GeForce RTX 4090 (fake 0))");
     kcrt_bundle_free(b);
     kcrt_close(c);
 }
 
-/* ---- the argument block ---------------------------------------------------------------------------------- */
+/* ---- the argument block ----------------------------------------------------------------------------------
+ */
 
 static void test_hip_kernargs_match_the_code_object(void **state)
 {
@@ -683,9 +696,9 @@ static void test_hip_kernargs_match_the_code_object(void **state)
     ASSERT_OK(kcrt_launch(k, args, 9), c);
     const fake_launch *l = &hip->last;
     assert_string_equal("mix", l->function);
-    assert_true(l->kernel_params_null);  /* never both */
-    assert_true(l->extra_well_formed);   /* BUFFER_POINTER, p, BUFFER_SIZE, &size, END */
-    assert_int_equal(2, l->grid[0]);     /* cdiv(100, 64) */
+    assert_true(l->kernel_params_null); /* never both */
+    assert_true(l->extra_well_formed);  /* BUFFER_POINTER, p, BUFFER_SIZE, &size, END */
+    assert_int_equal(2, l->grid[0]);    /* cdiv(100, 64) */
     assert_int_equal(64, l->block[0]);
     assert_int_equal(1, l->block[1] * l->block[2] * l->grid[1] * l->grid[2]);
     assert_int_equal(0, l->shared);
@@ -773,7 +786,8 @@ static void test_kernel_without_arguments(void **state)
     }
 }
 
-/* ---- order: queued launches, waits, transfers, timing ------------------------------------------------------- */
+/* ---- order: queued launches, waits, transfers, timing
+ * ------------------------------------------------------- */
 
 static void run_saxpy_like(kcrt_context *c, kcrt_bundle *b, kcrt_buffer **x)
 {
@@ -864,7 +878,7 @@ static void test_timing_uses_events(void **state)
         ASSERT_OK(kcrt_time_launch(k, args, 3, 3, ns), c);
         for (int r = 0; r < 3; r++) /* each fake launch takes FAKE_LAUNCH_MS */
             assert_true(ns[r] == FAKE_LAUNCH_MS * 1e6);
-        const char *seq[] = {sync[i],   record[i], launch[i], record[i], launch[i], record[i],
+        const char *seq[] = {sync[i],   record[i], launch[i], record[i],  launch[i],  record[i],
                              launch[i], record[i], wait[i],   elapsed[i], elapsed[i], elapsed[i]};
         assert_in_order(fakes[i]->trace, seq, 12);
         assert_int_equal(4, count(fakes[i]->trace, record[i]));
@@ -875,7 +889,8 @@ static void test_timing_uses_events(void **state)
     }
 }
 
-/* ---- failures name the call --------------------------------------------------------------------------------- */
+/* ---- failures name the call
+ * --------------------------------------------------------------------------------- */
 
 /* Opens, loads, and launches mix with FAKE_GPU_FAIL=fail; the status and
  * words of the step that fails. */
@@ -926,9 +941,10 @@ static void test_driver_errors_name_the_call(void **state)
                    "encountered) (a kernel launched since the last kcrt_finish faulted");
     expect_failure("cuda", "cuMemAlloc", KCRT_ERROR_OUT_OF_MEMORY,
                    "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
-    expect_failure("cuda", "cuModuleLoadDataEx", KCRT_ERROR_DEVICE_ERROR,
-                   "kernel 'mix' variant '' (sm_86 on sm_89): cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX (a "
-                   "PTX JIT compilation failed); the JIT says: ptxas fatal   : fake JIT failure for the test");
+    expect_failure(
+        "cuda", "cuModuleLoadDataEx", KCRT_ERROR_DEVICE_ERROR,
+        "kernel 'mix' variant '' (sm_86 on sm_89): cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX (a "
+        "PTX JIT compilation failed); the JIT says: ptxas fatal   : fake JIT failure for the test");
     expect_failure("cuda", "cuModuleLoadDataEx:222", KCRT_ERROR_DEVICE_ERROR,
                    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (the provided PTX was compiled with an unsupported "
                    "toolchain.); kc emits PTX ISA 7.8, which needs a driver of CUDA 11.8 or newer");
@@ -946,9 +962,10 @@ static void test_fault_is_sticky(void **state)
         return;
     const char *backends[] = {"hip", "cuda"};
     const char *fails[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
-    const char *why[] = {"the HIP device 'AMD Instinct MI210 (fake 0)' failed earlier (hipErrorIllegalAddress",
-                         "the CUDA device 'NVIDIA GeForce RTX 4090 (fake 0)' failed earlier "
-                         "(CUDA_ERROR_ILLEGAL_ADDRESS"};
+    const char *why[] = {
+        "the HIP device 'AMD Instinct MI210 (fake 0)' failed earlier (hipErrorIllegalAddress",
+        "the CUDA device 'NVIDIA GeForce RTX 4090 (fake 0)' failed earlier "
+        "(CUDA_ERROR_ILLEGAL_ADDRESS"};
     for (int i = 0; i < 2; i++) {
         kcrt_context *c = open_on(backends[i]);
         kcrt_bundle *b = load_bundle(c);
@@ -965,7 +982,8 @@ static void test_fault_is_sticky(void **state)
     }
 }
 
-/* ---- auto's fallback to Vulkan for a SPIR-V-only bundle ------------------------------------------------- */
+/* ---- auto's fallback to Vulkan for a SPIR-V-only bundle -------------------------------------------------
+ */
 
 static void test_auto_moves_to_vulkan_for_spirv_only_bundles(void **state)
 {
