@@ -260,6 +260,7 @@ static kcrt_status open_device(kcrt_context *ctx, const char *backend, int want_
             ctx->be = backends[i];
     rt_log(ctx, "chose device %d '%s' (%s) on %s: %s", d, list[d].name, list[d].type_name, list[d].backend,
            why);
+    assert(ctx->be); /* every listed device came from a backend of the table */
     int bi = backend_index(list, d);
     if (strcmp(backend, "auto") == 0 && want_index < 0 && !want)
         choose_fallback(ctx, list, n, d);
