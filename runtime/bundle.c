@@ -740,8 +740,13 @@ static bool parse_slots(rd *r, const rt_kernel *k, rt_variant *v, const char *ar
             v->nbuffers++;
         } else if (sscanf(parts[i], "%lu:%lu%n", &a, &b, &used) == 2 && !parts[i][used] && b >= 1 && b <= 8 &&
                    a % b == 0 && a + b <= v->info->args_size) {
-            if (p->kind == KCRT_PARAM_SCALAR && b != 4)
-                return bad(r, "args: scalar '%s' takes %lu bytes, not 4", p->name, b);
+            /* kernel arguments carry a half as its 2 bytes, push constants as a float */
+            unsigned long want = p->kind == KCRT_PARAM_BUFFER          ? 8
+                                 : p->type == KCRT_TYPE_HALF && b == 2 ? 2
+                                                                       : 4;
+            if (b != want)
+                return bad(r, "args: %s '%s' takes %lu bytes, not %lu",
+                           p->kind == KCRT_PARAM_BUFFER ? "buffer pointer" : "scalar", p->name, b, want);
             s->offset = (uint32_t)a;
             s->size = (uint32_t)b;
         } else
@@ -993,10 +998,47 @@ static bool read_tuned(rd *r, const int64_t *ids)
 
 /* ---- a whole kernel --------------------------------------------------------------------------------- */
 
+/* A variant the backend loads, for choosing among targets. */
+typedef struct loadable {
+    const char *tunables;
+    int rank, index;
+} loadable;
+
+static int by_tunables_then_rank(const void *a, const void *b)
+{
+    const loadable *x = a, *y = b;
+    int c = strcmp(x->tunables, y->tunables);
+    if (c)
+        return c;
+    if (x->rank != y->rank)
+        return x->rank > y->rank ? -1 : 1; /* the preferred first */
+    return x->index - y->index;
+}
+
+/* Which variants this backend runs: of the variants with the same tunables
+ * (one per target), the one the backend prefers (CUDA: the highest sm_NN
+ * not newer than the device; HIP: the one gfx name that matches). */
+static bool mark_loadable(rd *r, rt_kernel *k)
+{
+    const kcrt_context *ctx = r->b->ctx;
+    loadable *l = rt_alloc(r->a, sizeof(loadable) * (size_t)(k->info.nvariants + 1));
+    if (!l)
+        return bad(r, "out of memory");
+    int n = 0;
+    for (int i = 0; i < k->info.nvariants; i++) {
+        int rank = ctx->be->loads(ctx->dev, k->variants[i].info->target);
+        if (rank > 0)
+            l[n++] = (loadable){k->variants[i].info->tunables, rank, i};
+    }
+    qsort(l, (size_t)n, sizeof(*l), by_tunables_then_rank);
+    for (int i = 0; i < n; i++)
+        k->variants[l[i].index].loads = i == 0 || strcmp(l[i].tunables, l[i - 1].tunables) != 0;
+    return true;
+}
+
 /* The integer scalars (the shape) and which variants this backend runs. */
 static bool finish_kernel(rd *r, rt_kernel *k)
 {
-    const kcrt_context *ctx = r->b->ctx;
     k->ints = rt_alloc(r->a, sizeof(int) * (size_t)(k->info.nparams + 1));
     if (!k->ints)
         return bad(r, "out of memory");
@@ -1004,8 +1046,8 @@ static bool finish_kernel(rd *r, rt_kernel *k)
         if (k->params[i].kind == KCRT_PARAM_SCALAR &&
             (k->params[i].type == KCRT_TYPE_INT || k->params[i].type == KCRT_TYPE_UINT))
             k->ints[k->nints++] = i;
-    for (int i = 0; i < k->info.nvariants; i++)
-        k->variants[i].loads = ctx->be->loads(ctx->dev, k->variants[i].info->target);
+    if (!mark_loadable(r, k))
+        return false;
     char err[256];
     r->table = "kernels";
     k->def = variant_for(r, k, k->info.default_variant);
@@ -1185,7 +1227,7 @@ static void log_loaded(const kcrt_bundle *b)
     }
 }
 
-kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **out)
+static kcrt_status load(kcrt_context *ctx, const char *path, kcrt_bundle **out)
 {
     if (!ctx || !path || !out)
         return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_bundle_load: %s is NULL", !path ? "path" : "out");
@@ -1216,6 +1258,42 @@ kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **
     log_loaded(b);
     *out = b;
     return KCRT_OK;
+}
+
+/* Does the backend run none of the bundle's variants, which has SPIR-V? */
+static bool nothing_but_spirv(const kcrt_bundle *b)
+{
+    bool spirv = false;
+    for (int i = 0; i < b->nkernels; i++)
+        for (int j = 0; j < b->kernels[i].info.nvariants; j++) {
+            if (b->kernels[i].variants[j].loads)
+                return false;
+            spirv |= strcmp(b->kernels[i].info.variants[j].target, "spirv") == 0;
+        }
+    return spirv;
+}
+
+/* The first bundle of a context that auto put on HIP or CUDA decides
+ * whether it stays there: when that bundle has nothing for the backend but
+ * SPIR-V, and the context holds nothing else yet, the context moves to its
+ * fallback Vulkan device and the bundle is read again for it. */
+kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **out)
+{
+    kcrt_status s = load(ctx, path, out);
+    if (s != KCRT_OK || ctx->fallback < 0)
+        return s;
+    kcrt_bundle *b = *out;
+    bool alone = !ctx->buffers && ctx->bundles == b && !b->next;
+    if (!alone || !nothing_but_spirv(b)) {
+        ctx->fallback = -1; /* decided: this backend stays */
+        return s;
+    }
+    char why[RT_MSG];
+    rt_printf(why, sizeof(why), "bundle %s has no variant for %s, only SPIR-V", path, ctx->be->name);
+    kcrt_bundle_free(b);
+    *out = NULL;
+    s = rt_fall_back(ctx, why);
+    return s == KCRT_OK ? load(ctx, path, out) : s;
 }
 
 void kcrt_bundle_free(kcrt_bundle *b)

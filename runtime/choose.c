@@ -233,10 +233,13 @@ kcrt_status kcrt_kernel_get(kcrt_bundle *b, const char *name, kcrt_kernel **out)
     if (!rk->def) {
         char t[256];
         targets_of(rk, t, sizeof(t));
+        const kcrt_device_info *d = &b->ctx->info;
+        bool vk = strcmp(d->backend, "vulkan") == 0, cuda = strcmp(d->backend, "cuda") == 0;
         return rt_fail(b->ctx, KCRT_ERROR_NO_VARIANT,
                        "kernel '%s' has no default variant (%s) for the %s backend: the bundle has %s "
-                       "(build it with -t spirv for Vulkan)",
-                       name, rk->info.default_variant, b->ctx->be->name, t);
+                       "(build it with -t %s%s for %s)",
+                       name, rk->info.default_variant, b->ctx->be->name, t, d->target,
+                       cuda ? " or an older sm_NN" : "", vk ? "Vulkan" : d->name);
     }
     if (!(*out = new_handle(b, rk, NULL)))
         return rt_fail(b->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");

@@ -3,21 +3,23 @@
  * §6), and the calls that only pass through to the backend.
  *
  * The backends are listed once, in `backends` below, in the order auto
- * prefers them on equal devices (HIP, when it exists, goes before Vulkan so
- * that an AMD GPU is driven through HIP). The device index of options and
- * KCRT_DEVICE counts through the devices of the backends in that order.
+ * prefers them on equal devices: HIP, then CUDA, then Vulkan, so that an
+ * AMD GPU is driven through HIP and an NVIDIA GPU through CUDA when their
+ * libraries and devices are there, and through Vulkan otherwise. The device
+ * index of options and KCRT_DEVICE counts through the devices of the
+ * backends in that order. A backend that does not load, or finds no
+ * device, is passed over by auto (KCRT_LOG=debug says why) and is an error
+ * only when it was named.
  */
 #include "rt_private.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const rt_backend *const backends[] = {&rt_vulkan_backend};
-
-/* Backends that kc knows but this build does not carry. */
-static const char *const planned[] = {"hip", "cuda"};
+static const rt_backend *const backends[] = {&rt_hip_backend, &rt_cuda_backend, &rt_vulkan_backend};
 
 static _Thread_local char open_error[RT_MSG];
 
@@ -54,20 +56,59 @@ static int backends_for(const char *name, const rt_backend **list, char *err, si
             list[0] = backends[i];
             return 1;
         }
-    for (size_t i = 0; i < RT_COUNT(planned); i++)
-        if (strcmp(planned[i], name) == 0) {
-            rt_printf(err, errlen, "the %s backend is not in this build of libkcrt (it has: vulkan)", name);
-            return 0;
-        }
-    rt_printf(err, errlen, "unknown backend '%s' (expected auto, vulkan or hip)", name);
+    rt_printf(err, errlen, "unknown backend '%s' (expected auto, vulkan, hip or cuda)", name);
     return 0;
+}
+
+/* Adds "name: words" to the account of backends that gave no device. */
+static void note(char *notes, size_t len, const char *name, const char *words)
+{
+    size_t at = strlen(notes);
+    if (at < len)
+        rt_printf(notes + at, len - at, "%s%s: %s", at ? "; " : "", name, words[0] ? words : "no device");
+}
+
+/* kcrt_devices, and in notes why each backend that gave nothing did not. */
+static kcrt_status list_devices(const char *backend, kcrt_device_info *out, int max, int *count, char *err,
+                                size_t errlen, char *notes, size_t noteslen)
+{
+    const rt_backend *list[RT_COUNT(backends)];
+    notes[0] = 0;
+    int nb = backends_for(backend, list, err, errlen);
+    if (nb == 0)
+        return KCRT_ERROR_NO_BACKEND;
+    bool named = nb == 1 && backend && strcmp(backend, "auto") != 0;
+    kcrt_status last = KCRT_OK;
+    bool loaded = false;
+    int total = 0;
+    for (int i = 0; i < nb; i++) {
+        int n = 0;
+        char why[RT_MSG] = "";
+        kcrt_status s = list[i]->devices(out ? out + (total < max ? total : max) : NULL,
+                                         out ? (max > total ? max - total : 0) : 0, &n, why, sizeof(why));
+        if (s != KCRT_OK || n == 0)
+            note(notes, noteslen, list[i]->name, why);
+        if (s != KCRT_OK) {
+            if (named)
+                return rt_printf(err, errlen, "%s", why), s;
+            last = s;
+            continue;
+        }
+        loaded = true;
+        for (int j = 0; out && j < n && total + j < max; j++)
+            out[total + j].index = total + j;
+        total += n;
+    }
+    *count = total;
+    if (total == 0 && !loaded) /* every backend failed: say why, each */
+        return rt_printf(err, errlen, "no backend is available: %s", notes), last;
+    return KCRT_OK;
 }
 
 kcrt_status kcrt_devices(const char *backend, kcrt_device_info *out, int max, int *count, char *err,
                          size_t errlen)
 {
-    const rt_backend *list[RT_COUNT(backends)];
-    char dummy[8];
+    char dummy[8], notes[RT_MSG];
     if (!err)
         err = dummy, errlen = sizeof(dummy);
     err[0] = 0;
@@ -76,31 +117,7 @@ kcrt_status kcrt_devices(const char *backend, kcrt_device_info *out, int max, in
         return KCRT_ERROR_BAD_ARGUMENT;
     }
     *count = 0;
-    int nb = backends_for(backend, list, err, errlen);
-    if (nb == 0)
-        return KCRT_ERROR_NO_BACKEND;
-    bool named = nb == 1 && backend && strcmp(backend, "auto") != 0;
-    kcrt_status last = KCRT_OK;
-    int total = 0;
-    for (int i = 0; i < nb; i++) {
-        int n = 0;
-        kcrt_status s = list[i]->devices(out ? out + (total < max ? total : max) : NULL,
-                                         out ? (max > total ? max - total : 0) : 0, &n, err, errlen);
-        if (s != KCRT_OK) {
-            if (named)
-                return s;
-            last = s;
-            continue;
-        }
-        for (int j = 0; out && j < n && total + j < max; j++)
-            out[total + j].index = total + j;
-        total += n;
-    }
-    *count = total;
-    if (total == 0 && last != KCRT_OK)
-        return last; /* every backend failed: say why */
-    err[0] = 0;
-    return KCRT_OK;
+    return list_devices(backend, out, max, count, err, errlen, notes, sizeof(notes));
 }
 
 /* ---- choosing the device -------------------------------------------------------------------- */
@@ -177,6 +194,29 @@ static kcrt_status failed_open(kcrt_context **out, kcrt_context *ctx, kcrt_statu
     return s;
 }
 
+/* For an auto choice that fell on HIP or CUDA: the Vulkan device to move
+ * to if the first bundle has only SPIR-V (bundle.c) — the best by type,
+ * of the same vendor where there is one. Sets ctx->fallback (-1: none). */
+static void choose_fallback(kcrt_context *ctx, const kcrt_device_info *list, int n, int chosen)
+{
+    int best = -1, k = 0;
+    ctx->fallback = ctx->fallback_index = -1;
+    if (strcmp(list[chosen].backend, "vulkan") == 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(list[i].backend, "vulkan") != 0)
+            continue;
+        bool better =
+            best < 0 || type_rank(list[i].type) < type_rank(list[best].type) ||
+            (type_rank(list[i].type) == type_rank(list[best].type) &&
+             list[i].vendor_id == list[chosen].vendor_id && list[best].vendor_id != list[chosen].vendor_id);
+        if (better)
+            best = i, ctx->fallback = k;
+        k++;
+    }
+    ctx->fallback_index = best;
+}
+
 /* The position of dev among the devices of its own backend. */
 static int backend_index(const kcrt_device_info *list, int chosen)
 {
@@ -193,15 +233,19 @@ static kcrt_status open_device(kcrt_context *ctx, const char *backend, int want_
     if (!list)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     int n = 0;
-    char err[RT_MSG] = "", why[256] = "";
-    kcrt_status s = kcrt_devices(backend, list, MAXDEV, &n, err, sizeof(err));
+    char err[RT_MSG] = "", why[256] = "", notes[RT_MSG] = "";
+    kcrt_status s = list_devices(backend, list, MAXDEV, &n, err, sizeof(err), notes, sizeof(notes));
     if (s != KCRT_OK) {
         free(list);
         return rt_fail(ctx, s, "%s", err);
     }
+    if (notes[0])
+        rt_log(ctx, "backends without devices: %s", notes);
     if (n == 0) {
         free(list);
-        return rt_fail(ctx, KCRT_ERROR_NO_DEVICE, "no %s device found", backend ? backend : "GPU or CPU");
+        bool named = strcmp(backend, "auto") != 0;
+        return rt_fail(ctx, KCRT_ERROR_NO_DEVICE, "no %s device found (%s)", named ? backend : "GPU or CPU",
+                       notes);
     }
     n = n < MAXDEV ? n : MAXDEV;
     for (int i = 0; i < n; i++)
@@ -216,7 +260,13 @@ static kcrt_status open_device(kcrt_context *ctx, const char *backend, int want_
             ctx->be = backends[i];
     rt_log(ctx, "chose device %d '%s' (%s) on %s: %s", d, list[d].name, list[d].type_name, list[d].backend,
            why);
+    assert(ctx->be); /* every listed device came from a backend of the table */
     int bi = backend_index(list, d);
+    if (strcmp(backend, "auto") == 0 && want_index < 0 && !want)
+        choose_fallback(ctx, list, n, d);
+    if (ctx->fallback >= 0)
+        rt_log(ctx, "if the first bundle has only SPIR-V, this context moves to device %d '%s' on vulkan",
+               ctx->fallback_index, list[ctx->fallback_index].name);
     free(list);
     s = ctx->be->open(ctx, bi, &ctx->dev);
     if (s == KCRT_OK)
@@ -238,6 +288,7 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
         return KCRT_ERROR_OUT_OF_MEMORY;
     }
     ctx->debug = rt_env_debug();
+    ctx->fallback = ctx->fallback_index = -1;
     const char *backend = opts && opts->backend ? opts->backend : "auto";
     int index = opts ? opts->device : -1;
     const char *env_backend = getenv("KCRT_BACKEND"), *env_device = getenv("KCRT_DEVICE");
@@ -257,6 +308,27 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
     if (s != KCRT_OK)
         return failed_open(out, ctx, s);
     *out = ctx;
+    return KCRT_OK;
+}
+
+kcrt_status rt_fall_back(kcrt_context *ctx, const char *why)
+{
+    int local = ctx->fallback, index = ctx->fallback_index;
+    assert(local >= 0 && !ctx->buffers && !ctx->bundles);
+    rt_log(ctx, "%s: the auto choice moves from %s '%s' to device %d on vulkan", why, ctx->be->name,
+           ctx->info.name, index);
+    ctx->fallback = ctx->fallback_index = -1;
+    ctx->be->close(ctx->dev);
+    ctx->dev = NULL;
+    ctx->be = &rt_vulkan_backend;
+    kcrt_status s = ctx->be->open(ctx, local, &ctx->dev);
+    if (s != KCRT_OK) {
+        ctx->be = NULL;
+        ctx->dev = NULL;
+        ctx->failed = s;
+        return s;
+    }
+    ctx->info.index = index;
     return KCRT_OK;
 }
 

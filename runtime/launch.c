@@ -267,8 +267,10 @@ static kcrt_status check_grid(prep *p)
 
 /* ---- packing --------------------------------------------------------------------------------------- */
 
-/* Scalars as the ABI of compiler/spirv/kc_spirv.h: 4 bytes each; bool as a
- * uint 0/1; half as a 32-bit float that the kernel converts. */
+/* Scalars at the offsets of variants.args: 4 bytes each, bool as a uint
+ * 0/1 (compiler/spirv/kc_spirv.h and docs/backends.md agree on these); a
+ * half is a 32-bit float that the kernel converts in push constants
+ * (a 4-byte slot) and its IEEE bits in kernel arguments (a 2-byte slot). */
 static void pack(prep *p)
 {
     const rt_kernel *rk = p->k->rk;
@@ -279,6 +281,10 @@ static void pack(prep *p)
             continue;
         uint32_t w = 0;
         float f;
+        if (a->type == KCRT_ARG_F16 && s->size == 2) {
+            memcpy(p->packed + s->offset, &a->v.f16, 2);
+            continue;
+        }
         switch (a->type) {
         case KCRT_ARG_I32: memcpy(&w, &a->v.i32, 4); break;
         case KCRT_ARG_U32: w = a->v.u32; break;

@@ -5,9 +5,11 @@
  *
  * The split of work: the common layer (context.c, bundle.c, choose.c,
  * launch.c, buffer.c) reads bundles, checks arguments, chooses variants and
- * packs arguments; a backend (vulkan/, later hip/ and cuda/) turns a
- * binary into a module and runs it. A backend is a struct of function
- * pointers (STYLE.md §3), chosen by name in context.c.
+ * packs arguments; a backend (vulkan/, hip/, cuda/) turns a binary into a
+ * module and runs it. A backend is a struct of function pointers
+ * (STYLE.md §3), chosen by name in context.c. What the HIP and CUDA
+ * backends share (loading a library, kernel-argument blocks, PCI ids) is in
+ * rt_native.h.
  */
 #ifndef KC_RT_PRIVATE_H
 #define KC_RT_PRIVATE_H
@@ -43,7 +45,8 @@ void rt_arena_free(rt_arena *a);
 /* Where one argument goes, from variants.args: a value at a byte offset of
  * the packed arguments ("offset:size"), or a buffer binding ("@binding"). A
  * backend that passes buffers as pointers (HIP, CUDA) has them as values of
- * size 8 and writes the pointer itself. */
+ * size 8 and writes the pointer itself. A half scalar is 4 bytes (a float,
+ * SPIR-V push constants) or 2 (its IEEE bits, kernel arguments). */
 typedef struct rt_slot {
     bool is_binding;
     uint32_t binding;
@@ -98,8 +101,11 @@ typedef struct rt_backend {
     /* Opens device `index` for ctx; fills ctx->info. */
     kcrt_status (*open)(kcrt_context *ctx, int index, void **dev);
     void (*close)(void *dev);
-    /* Does this device run binaries of this variants.target? */
-    bool (*loads)(void *dev, const char *target);
+    /* Does this device run binaries of this variants.target? 0: no; else a
+     * preference, higher is better: of variants with the same tunables for
+     * several targets, only the most preferred is used (CUDA: the highest
+     * sm_NN that is not newer than the device). */
+    int (*loads)(void *dev, const char *target);
     /* Can the device run the variant (features, limits)? No work, no message
      * unless why is given. */
     bool (*check)(void *dev, const rt_module_desc *m, char *why, size_t whylen);
@@ -116,6 +122,8 @@ typedef struct rt_backend {
 } rt_backend;
 
 extern const rt_backend rt_vulkan_backend;
+extern const rt_backend rt_hip_backend;
+extern const rt_backend rt_cuda_backend;
 
 /* ---- the objects ----------------------------------------------------------------- */
 
@@ -128,6 +136,11 @@ struct kcrt_context {
     kcrt_device_info info;
     kcrt_bundle *bundles; /* what kcrt_close frees */
     kcrt_buffer *buffers;
+    /* Auto choice on HIP or CUDA: the Vulkan device to move to when the
+     * first bundle has nothing for this backend but SPIR-V (its index among
+     * Vulkan's devices, and in the whole list); -1 when there is none or the
+     * first bundle has decided. See rt_fall_back. */
+    int fallback, fallback_index;
 };
 
 struct kcrt_buffer {
@@ -216,6 +229,11 @@ kcrt_type rt_type_from_name(const char *name);
 size_t rt_type_bytes(kcrt_type t);
 char rt_type_kind(kcrt_type t); /* 'b' 'i' 'u' 'f' 'h' */
 const char *rt_type_name(kcrt_type t);
+
+/* context.c: moves an auto-chosen context, which holds nothing yet, to its
+ * fallback Vulkan device (why: for the log). On failure the context is
+ * failed, as after a failed kcrt_open. */
+kcrt_status rt_fall_back(kcrt_context *ctx, const char *why);
 
 /* choose.c: the variant of a launch, and variant strings */
 rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why);

@@ -38,10 +38,15 @@ static void print_text(FILE *out, const kcrt_device_info *d)
 {
     char f[256];
     features(d, f, sizeof(f));
+    bool vulkan = strcmp(d->backend, "vulkan") == 0;
     fprintf(out, "%d: %s [%s, %s]\n", d->index, d->name, d->backend, d->type_name);
     fprintf(out, "   vendor       %s (0x%04x), device 0x%04x\n", d->vendor, d->vendor_id, d->device_id);
-    fprintf(out, "   driver       %s; API %u.%u.%u\n", d->driver, d->api_version >> 22 & 0x7f,
-            d->api_version >> 12 & 0x3ff, d->api_version & 0xfff);
+    if (vulkan)
+        fprintf(out, "   driver       %s; API %u.%u.%u\n", d->driver, d->api_version >> 22 & 0x7f,
+                d->api_version >> 12 & 0x3ff, d->api_version & 0xfff);
+    else
+        fprintf(out, "   driver       %s\n", d->driver);
+    fprintf(out, "   target       %s\n", d->target);
     fprintf(out, "   subgroup     %u (%u..%u)\n", d->subgroup_size, d->min_subgroup_size,
             d->max_subgroup_size);
     fprintf(out, "   workgroup    %u invocations, at most %u x %u x %u\n", d->max_workgroup_invocations,
@@ -49,8 +54,12 @@ static void print_text(FILE *out, const kcrt_device_info *d)
     fprintf(out, "   grid         at most %u x %u x %u workgroups\n", d->max_workgroup_count[0],
             d->max_workgroup_count[1], d->max_workgroup_count[2]);
     fprintf(out, "   shared       %u bytes per workgroup\n", d->max_shared_bytes);
-    fprintf(out, "   arguments    %u bytes of push constants, %u storage buffers per kernel\n",
-            d->max_push_bytes, d->max_storage_buffers);
+    if (vulkan)
+        fprintf(out, "   arguments    %u bytes of push constants, %u storage buffers per kernel\n",
+                d->max_push_bytes, d->max_storage_buffers);
+    else
+        fprintf(out, "   arguments    %u bytes of kernel arguments (buffers are 8-byte pointers)\n",
+                d->max_push_bytes);
     fprintf(out, "   memory       %.1f GiB%s; one buffer binding up to %.1f MiB\n",
             (double)d->memory_bytes / (1u << 30), d->unified_memory ? ", shared with the host" : "",
             (double)d->max_buffer_bytes / (1u << 20));
@@ -104,6 +113,8 @@ static void print_json(FILE *out, const kcrt_device_info *d, bool last)
     print_json_string(out, d->key);
     fprintf(out, ", \"family\": ");
     print_json_string(out, d->family);
+    fprintf(out, ", \"target\": ");
+    print_json_string(out, d->target);
     fprintf(out, "}%s\n", last ? "" : ",");
 }
 
@@ -149,7 +160,7 @@ int kc_cmd_devices(int argc, char **argv)
         printf("no devices\n");
     free(list);
     if (n == 0) {
-        fprintf(stderr, "kc devices: no %s device found\n", backend ? backend : "Vulkan");
+        fprintf(stderr, "kc devices: no %s device found\n", backend ? backend : "HIP, CUDA or Vulkan");
         return KC_EXIT_ERROR;
     }
     return KC_EXIT_OK;

@@ -157,16 +157,18 @@ const kc_command kc_commands[] = {
     {"devices", kc_cmd_devices, "list the devices kernels can run on",
      "usage: kc devices [--json] [--backend B]\n"
      "\n"
-     "Lists every device libkcrt can run kernels on, with what matters for\n"
-     "tuning: type, vendor, driver, subgroup size, workgroup and grid limits,\n"
-     "shared memory, push constants, storage buffers, memory, timestamps,\n"
-     "optional features, and the device key and family the tuned table uses.\n"
-     "The number before each device is what --device, KCRT_DEVICE and\n"
-     "kcrt_options.device take.\n"
+     "Lists every device libkcrt can run kernels on, through every backend\n"
+     "that loads (HIP, then CUDA, then Vulkan: one GPU may be listed twice),\n"
+     "with what matters for tuning: type, vendor, driver, the kc target (-t)\n"
+     "it runs, subgroup size, workgroup and grid limits, shared memory,\n"
+     "argument space, memory, timestamps, optional features, and the device\n"
+     "key and family the tuned table uses. The number before each device is\n"
+     "what --device, KCRT_DEVICE and kcrt_options.device take.\n"
      "  --json           one JSON array of objects instead of text\n"
-     "  --backend B      only the devices of backend B (vulkan; default: all)\n"
+     "  --backend B      only the devices of backend B (hip, cuda, vulkan;\n"
+     "                   default: all)\n"
      "Exit status: 0 when a device was found, 1 when none was (the reason on\n"
-     "standard error, e.g. no Vulkan loader), 2 on bad usage.\n"},
+     "standard error, backend by backend), 2 on bad usage.\n"},
     {"run", kc_cmd_run, "run one kernel of a bundle and time it",
      "usage: kc run BUNDLE KERNEL name=value... [buf=@FILE]... [--out buf=FILE]...\n"
      "              [--variant V] [--repeat N] [--device N] [--seed N] [--json]\n"

@@ -230,7 +230,7 @@ static void close_device(void *dev)
 
 /* ---- variants against the device ---------------------------------------------------------------- */
 
-static bool loads(void *dev, const char *target)
+static int loads(void *dev, const char *target)
 {
     (void)dev;
     return strcmp(target, "spirv") == 0;

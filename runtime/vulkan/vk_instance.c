@@ -614,6 +614,7 @@ void vk_describe(vk_lib *L, VkPhysicalDevice pd, kcrt_device_info *info, vk_caps
     c->ext_portability_subset = has_device_ext(L, pd, "VK_KHR_portability_subset");
     L->vkGetPhysicalDeviceMemoryProperties(pd, &c->mem);
     snprintf(info->backend, sizeof(info->backend), "vulkan");
+    snprintf(info->target, sizeof(info->target), "spirv");
     snprintf(info->name, sizeof(info->name), "%s", p.deviceName);
     info->type = device_type(p.deviceType);
     info->type_name = type_name(info->type);

@@ -1,8 +1,15 @@
 /*
  * rt_test.h — what the runtime tests share: opening a context (or skipping
- * with 77 when there is no Vulkan device), the test bundle, random inputs
- * with fixed seeds, poisoned outputs, comparisons, and the check that the
+ * with 77 when there is no device), the test bundle, random inputs with
+ * fixed seeds, poisoned outputs, comparisons, and the check that the
  * Vulkan validation layer (KCRT_VALIDATION=1, set by CMake) said nothing.
+ *
+ * The backend: CMake hides the HIP and CUDA libraries unless
+ * KC_RT_TEST_BACKEND names one (cmake/runtime_tests.cmake), and says which
+ * backend it expects in KC_RT_EXPECT_BACKEND; a context that opened on
+ * another is an error, not a quiet fallback. Checks of what only the
+ * Vulkan backend does (its counters, pretend devices, the validation
+ * layer) skip elsewhere with RT_NEED_VULKAN().
  */
 #ifndef KC_RT_TEST_H
 #define KC_RT_TEST_H
@@ -42,8 +49,9 @@ static kcrt_bundle *rt_bundle;
 static inline int rt_open_or_skip(const char *prog)
 {
     kcrt_status s = kcrt_open(&rt_ctx, NULL);
-    if (s == KCRT_ERROR_NO_DEVICE || s == KCRT_ERROR_NO_BACKEND) {
-        fprintf(stderr, "%s: skipped: no Vulkan device: %s\n", prog, kcrt_error(rt_ctx));
+    const char *expect = getenv("KC_RT_EXPECT_BACKEND");
+    if ((s == KCRT_ERROR_NO_DEVICE || s == KCRT_ERROR_NO_BACKEND) && (!expect || !strcmp(expect, "vulkan"))) {
+        fprintf(stderr, "%s: skipped: no device: %s\n", prog, kcrt_error(rt_ctx));
         kcrt_close(rt_ctx);
         return KC_TEST_SKIP;
     }
@@ -51,13 +59,35 @@ static inline int rt_open_or_skip(const char *prog)
         fprintf(stderr, "%s: kcrt_open: %s\n", prog, kcrt_error(rt_ctx));
         return 1;
     }
+    if (expect && strcmp(expect, kcrt_backend_name(rt_ctx)) != 0) {
+        fprintf(stderr, "%s: the tests should run on %s (KC_RT_TEST_BACKEND), but auto chose %s ('%s')\n",
+                prog, expect, kcrt_backend_name(rt_ctx), kcrt_device_name(rt_ctx));
+        return 1;
+    }
     const char *v = getenv("KCRT_VALIDATION");
-    if (v && strcmp(v, "1") == 0 && !kcrt_validation_enabled(rt_ctx)) {
+    if (v && strcmp(v, "1") == 0 && !strcmp(kcrt_backend_name(rt_ctx), "vulkan") &&
+        !kcrt_validation_enabled(rt_ctx)) {
         fprintf(stderr, "%s: KCRT_VALIDATION=1 but the validation layer is off\n", prog);
         return 1;
     }
     return 0;
 }
+
+/* Is the tests' context on Vulkan? */
+static inline bool rt_on_vulkan(void)
+{
+    return strcmp(kcrt_backend_name(rt_ctx), "vulkan") == 0;
+}
+
+/* In a test of what only the Vulkan backend does: skip it elsewhere. */
+#define RT_NEED_VULKAN()                                                                                     \
+    do {                                                                                                     \
+        if (!rt_on_vulkan()) {                                                                               \
+            print_message("    (a check of the Vulkan backend: skipped on %s)\n",                            \
+                          kcrt_backend_name(rt_ctx));                                                        \
+            skip();                                                                                          \
+        }                                                                                                    \
+    } while (0)
 
 static inline int rt_load_bundle(void)
 {
@@ -184,7 +214,18 @@ static inline kcrt_kernel *rt_variant(const char *name, const char *tunables)
     return k;
 }
 
-/* Every spirv variant of a kernel, for tests that run them all. */
+/* Does the tests' context run variants of this target? Vulkan: spirv;
+ * HIP: the device's gfx name; CUDA: sm_NN not newer than the device's. */
+static inline bool rt_runs(const char *target)
+{
+    const char *mine = kcrt_device_info_get(rt_ctx)->target;
+    if (!strncmp(mine, "sm_", 3) && !strncmp(target, "sm_", 3))
+        return atoi(target + 3) <= atoi(mine + 3);
+    return strcmp(target, mine) == 0;
+}
+
+/* Every variant of a kernel this context runs (each tunables once), for
+ * tests that run them all. */
 static inline int rt_variants(const char *name, const char **out, int max)
 {
     int n = 0;
@@ -192,9 +233,13 @@ static inline int rt_variants(const char *name, const char **out, int max)
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(rt_bundle, i);
         if (strcmp(k->name, name) != 0)
             continue;
-        for (int j = 0; j < k->nvariants && n < max; j++)
-            if (strcmp(k->variants[j].target, "spirv") == 0)
+        for (int j = 0; j < k->nvariants && n < max; j++) {
+            bool seen = false;
+            for (int m = 0; m < n; m++)
+                seen |= strcmp(out[m], k->variants[j].tunables) == 0;
+            if (!seen && rt_runs(k->variants[j].target))
                 out[n++] = k->variants[j].tunables;
+        }
     }
     return n;
 }

@@ -3,7 +3,10 @@
  * counters (kcrt_internal.h): launches between two kcrt_finish calls go
  * into one submission, pipelines are made once per variant, descriptor
  * sets are reused, barriers separate only dependent dispatches, transfers
- * wait for the launches before them; and timed launches.
+ * wait for the launches before them; and timed launches. Batches, barriers
+ * and descriptor sets are the Vulkan backend's: on HIP and CUDA (one
+ * stream, a submission per launch) those checks skip, and what every
+ * backend must do — results, waits, modules made once — is still checked.
  */
 #include "rt_test.h"
 
@@ -36,19 +39,23 @@ static void test_thousand_launches_one_submission(void **state)
     kcrt_stats before = stats();
     for (int i = 0; i < LAUNCHES; i++)
         ASSERT_OK(kcrt_launch(k, args, 4));
-    assert_int_equal(LAUNCHES, kcrt_pending_launches(rt_ctx));
-    assert_int_equal(before.submissions, stats().submissions); /* nothing submitted yet */
+    if (rt_on_vulkan()) {
+        assert_int_equal(LAUNCHES, kcrt_pending_launches(rt_ctx));
+        assert_int_equal(before.submissions, stats().submissions); /* nothing submitted yet */
+    }
     ASSERT_OK(kcrt_finish(rt_ctx));
     kcrt_stats after = stats();
     assert_int_equal(0, kcrt_pending_launches(rt_ctx));
-    assert_int_equal(1, after.submissions - before.submissions);
     assert_int_equal(LAUNCHES, after.dispatches - before.dispatches);
     assert_int_equal(0, after.pipelines_created - before.pipelines_created);
-    assert_true(after.descriptor_sets_allocated - before.descriptor_sets_allocated <= 1);
-    assert_true(after.descriptor_sets_reused - before.descriptor_sets_reused >= LAUNCHES - 1);
-    assert_true(after.descriptor_pools_created - before.descriptor_pools_created <= 1);
-    assert_int_equal(LAUNCHES - 1, after.barriers - before.barriers); /* each reads what the last wrote */
-    assert_int_equal(before.command_buffers_allocated, after.command_buffers_allocated);
+    if (rt_on_vulkan()) {
+        assert_int_equal(1, after.submissions - before.submissions);
+        assert_true(after.descriptor_sets_allocated - before.descriptor_sets_allocated <= 1);
+        assert_true(after.descriptor_sets_reused - before.descriptor_sets_reused >= LAUNCHES - 1);
+        assert_true(after.descriptor_pools_created - before.descriptor_pools_created <= 1);
+        assert_int_equal(LAUNCHES - 1, after.barriers - before.barriers); /* each reads what the last wrote */
+        assert_int_equal(before.command_buffers_allocated, after.command_buffers_allocated);
+    }
     float *got = rt_read(by);
     for (int i = 0; i < N; i++)
         if (got[i] != y[i] + (LAUNCHES + 1) * x[i])
@@ -61,6 +68,7 @@ static void test_thousand_launches_one_submission(void **state)
 static void test_independent_launches_need_no_barrier(void **state)
 {
     (void)state;
+    RT_NEED_VULKAN();
     enum { N = 128, OUTS = 8 };
     float x[N], y[N];
     kcrt_buffer *bx = eighths(N, 3, x), *outs[OUTS];
@@ -113,6 +121,7 @@ static void test_pipelines_made_once_per_variant(void **state)
 static void test_pools_are_recycled(void **state)
 {
     (void)state;
+    RT_NEED_VULKAN();
     enum { N = 64, BUFS = 300 };
     float x[N];
     kcrt_buffer *bx = eighths(N, 6, x), *ys[BUFS];
@@ -147,6 +156,7 @@ static void test_pools_are_recycled(void **state)
 static void test_long_runs_submit_on_their_own(void **state)
 {
     (void)state;
+    RT_NEED_VULKAN();
     float x[32];
     kcrt_buffer *bx = eighths(32, 7, x), *by = eighths(32, 8, x);
     kcrt_arg args[] = {KCRT_I32(32), KCRT_F32(0.0f), KCRT_BUF(bx), KCRT_BUF(by)};
@@ -187,13 +197,15 @@ static void test_write_waits_for_the_launch_before_it(void **state)
     for (int i = 0; i < N; i++)
         assert_true(got[i] == y[i] + x[i] + 1000.0f);
     free(got);
-    /* a buffer no pending launch uses is written at once */
+    /* a buffer no pending launch uses is written at once (Vulkan; HIP and CUDA's one stream waits) */
     kcrt_buffer *other = rt_buf(64);
     ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
     kcrt_stats s0 = stats();
     ASSERT_OK(kcrt_buffer_write(other, 0, x2, 64));
-    assert_int_equal(1, kcrt_pending_launches(rt_ctx));
-    assert_int_equal(s0.submissions, stats().submissions);
+    if (rt_on_vulkan()) {
+        assert_int_equal(1, kcrt_pending_launches(rt_ctx));
+        assert_int_equal(s0.submissions, stats().submissions);
+    }
     ASSERT_OK(kcrt_finish(rt_ctx));
     kcrt_buffer_free(bx), kcrt_buffer_free(by), kcrt_buffer_free(other);
 }
@@ -265,9 +277,11 @@ static void test_timed_launches(void **state)
     kcrt_stats s0 = stats();
     ASSERT_OK(kcrt_time_launch(k, args, 4, R, ns));
     kcrt_stats s1 = stats();
-    assert_int_equal(2, s1.submissions - s0.submissions);
     assert_int_equal(R, s1.dispatches - s0.dispatches);
-    assert_int_equal(R - 1, s1.barriers - s0.barriers); /* serialised */
+    if (rt_on_vulkan()) {
+        assert_int_equal(2, s1.submissions - s0.submissions);
+        assert_int_equal(R - 1, s1.barriers - s0.barriers); /* serialised */
+    }
     qsort(ns, R, sizeof(double), cmp_double);
     assert_true(ns[0] > 0);
     assert_true(ns[R - 1] < 10e9);

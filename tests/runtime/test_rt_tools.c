@@ -87,8 +87,17 @@ static void test_devices_lists_this_device(void **state)
     ASSERT_CONTAINS(out, "\"timestamp_period_ns\": ");
     assert_int_equal('[', out[0]);
     free(out);
-    assert_int_equal(1, sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices", RT_KC));
+    assert_int_equal(1, sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices --backend vulkan", RT_KC));
     ASSERT_CONTAINS(out, "kc devices: Vulkan is not available");
+    free(out);
+    /* every backend, each with its reason */
+    assert_int_equal(1, sh(&out,
+                           "KCRT_VULKAN_LIBRARY=/nonexistent KCRT_HIP_LIBRARY=/nonexistent "
+                           "KCRT_CUDA_LIBRARY=/nonexistent %s devices",
+                           RT_KC));
+    ASSERT_CONTAINS(out, "kc devices: no backend is available: hip: HIP is not available");
+    ASSERT_CONTAINS(out, "; cuda: CUDA is not available");
+    ASSERT_CONTAINS(out, "; vulkan: Vulkan is not available");
     free(out);
     assert_int_equal(2, sh(&out, "%s devices --bogus", RT_KC));
     free(out);

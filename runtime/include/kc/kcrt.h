@@ -8,9 +8,10 @@
  * kc's own tools (kc devices, kc run, kc tune, kc bench) use and which a host
  * application may use too.
  *
- * Link: -lkcrt. libkcrt itself needs only libc, libm and SQLite; Vulkan is
- * loaded at run time with dlopen("libvulkan.so.1"), so a program linked
- * with it starts anywhere and kcrt_open says clearly what is missing.
+ * Link: -lkcrt. libkcrt itself needs only libc, libm and SQLite; Vulkan,
+ * HIP and CUDA are loaded at run time with dlopen ("libvulkan.so.1",
+ * "libamdhip64.so", "libcuda.so.1"), so a program linked with it starts
+ * anywhere and kcrt_open says clearly what is missing.
  *
  * Errors: every function that can fail returns a kcrt_status; the words go
  * to the context, read them with kcrt_error(ctx). Nothing prints unless
@@ -22,7 +23,8 @@
  * used from different threads at once.
  *
  * Environment:
- *   KCRT_BACKEND   "auto" | "vulkan" | "hip": overrides kcrt_options.backend
+ *   KCRT_BACKEND   "auto" | "vulkan" | "hip" | "cuda": overrides
+ *                  kcrt_options.backend ("cuda" is an ADDITION)
  *   KCRT_DEVICE    a device index (see kcrt_devices), or a part of a device
  *                  name ("llvmpipe"): overrides kcrt_options.device
  *   KCRT_LOG       "debug": say on stderr which backend, device and variant
@@ -31,6 +33,9 @@
  *                  validation included) and count its messages (kc's tests
  *                  run with it; see kcrt_internal.h)
  *   KCRT_VULKAN_LIBRARY  the Vulkan loader to dlopen (default libvulkan.so.1)
+ *   KCRT_HIP_LIBRARY     the HIP runtime to dlopen (default: libamdhip64.so,
+ *                  then .so.6, .so.5, /opt/rocm/lib/libamdhip64.so)
+ *   KCRT_CUDA_LIBRARY    the CUDA driver to dlopen (default libcuda.so.1)
  */
 #ifndef KC_KCRT_H
 #define KC_KCRT_H
@@ -67,7 +72,7 @@ typedef struct kcrt_bundle kcrt_bundle;
 typedef struct kcrt_kernel kcrt_kernel;
 typedef struct kcrt_buffer kcrt_buffer;
 typedef struct {
-    const char *backend; /* "auto" | "vulkan" | "hip"; NULL = "auto" */
+    const char *backend; /* "auto" | "vulkan" | "hip" | "cuda" (ADDITION); NULL = "auto" */
     int device;          /* -1 = best */
 } kcrt_options;
 typedef struct kcrt_arg kcrt_arg; /* built with the macros below */
@@ -83,7 +88,7 @@ void kcrt_close(kcrt_context *ctx); /* frees everything made from ctx that is le
  * failure of kcrt_open in this thread. */
 const char *kcrt_error(const kcrt_context *ctx);
 const char *kcrt_device_name(const kcrt_context *ctx);
-const char *kcrt_backend_name(const kcrt_context *ctx); /* "vulkan" | "hip" */
+const char *kcrt_backend_name(const kcrt_context *ctx); /* "vulkan" | "hip" | "cuda" */
 
 kcrt_status kcrt_bundle_load(kcrt_context *ctx, const char *path, kcrt_bundle **out);
 void kcrt_bundle_free(kcrt_bundle *b); /* also frees its kernel handles */
@@ -162,10 +167,11 @@ typedef enum {
     KCRT_DEVICE_CPU,
 } kcrt_device_type;
 
-/* ADDITION: what a device is and the limits that matter for tuning. */
+/* ADDITION: what a device is and the limits that matter for tuning. Some
+ * fields mean a little different things per backend, as noted. */
 typedef struct kcrt_device_info {
     int index;        /* the index kcrt_options.device and KCRT_DEVICE take */
-    char backend[16]; /* "vulkan" */
+    char backend[16]; /* "vulkan", "hip", "cuda" */
     char name[256];
     kcrt_device_type type;
     const char *type_name; /* "discrete", "integrated", "virtual", "cpu", "other" */
@@ -173,33 +179,39 @@ typedef struct kcrt_device_info {
     char vendor[32];         /* "amd", "nvidia", "intel", "mesa", … or the id in hex */
     uint32_t driver_version; /* as the backend reports it */
     char driver[256];        /* decoded version and the driver's own words */
-    uint32_t api_version;    /* Vulkan: the device's apiVersion */
+    uint32_t api_version;    /* Vulkan: the device's apiVersion; HIP: hipDriverGetVersion
+                                (60200000 = 6.2.0); CUDA: cuDriverGetVersion (12040 = 12.4) */
     uint32_t subgroup_size;  /* the default; min and max when it can vary */
     uint32_t min_subgroup_size, max_subgroup_size;
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];
     uint32_t max_shared_bytes;
-    uint32_t max_push_bytes;      /* push constants (Vulkan) */
-    uint32_t max_storage_buffers; /* per shader stage */
+    uint32_t max_push_bytes;      /* push constants (Vulkan); kernel-argument bytes (HIP, CUDA) */
+    uint32_t max_storage_buffers; /* per shader stage (Vulkan); HIP, CUDA: argument bytes / 8 */
     uint64_t max_buffer_bytes;    /* the largest range one buffer binding may have */
     uint64_t memory_bytes;        /* the largest device-local heap */
     bool unified_memory;          /* the host sees device memory directly */
-    double timestamp_period_ns;   /* nanoseconds per timestamp tick; 0: no timestamps */
+    double timestamp_period_ns;   /* nanoseconds per timestamp tick; 0: no timestamps
+                                     (HIP, CUDA: the documented resolution of their events) */
     uint32_t timestamp_valid_bits;
     /* optional features, as kc's variants name them */
     bool float16, int64, storage16, subgroups, subgroup_arithmetic, subgroup_shuffle, subgroup_ballot,
         float_atomics;
     char key[600];   /* the tuned table's device key: backend:vendor:device:name:driver */
     char family[96]; /* vendor and architecture, for the family fallback: "amd:navi3x" */
+    char target[32]; /* ADDITION: the kc build target (-t) of this device: "spirv" on Vulkan,
+                        its gfx name on HIP ("gfx90a"), "sm_NN" from its compute capability
+                        on CUDA (where PTX for an older sm_NN also runs) */
 } kcrt_device_info;
 
 /* ADDITION: lists every device of a backend ("auto"/NULL: of every backend
- * that loads), without opening one. Writes up to max entries to out (out
- * may be NULL to count) and the total to *count. On failure writes a
- * message to err. A backend whose library is missing is KCRT_ERROR_NO_BACKEND
- * when it was named; with "auto" the backends that load are listed, and
- * only when none loads is it an error (the last one's). */
+ * that loads, HIP's first, then CUDA's, then Vulkan's), without opening
+ * one. Writes up to max entries to out (out may be NULL to count) and the
+ * total to *count. On failure writes a message to err. A backend whose
+ * library is missing is KCRT_ERROR_NO_BACKEND when it was named; with
+ * "auto" the backends that load are listed, and only when none loads is it
+ * an error (the last one's status; err says why, backend by backend). */
 kcrt_status kcrt_devices(const char *backend, kcrt_device_info *out, int max, int *count, char *err,
                          size_t errlen);
 /* ADDITION: the open context's device. */
@@ -208,7 +220,7 @@ const kcrt_device_info *kcrt_device_info_get(const kcrt_context *ctx);
 /* ---- timing --------------------------------------------------------- */
 
 /* ADDITION: launches k `repeats` times in one submission, each bracketed by
- * device timestamps (Vulkan timestamp queries, HIP events), waits, and
+ * device timestamps (Vulkan timestamp queries, HIP and CUDA events), waits, and
  * writes each launch's device time in nanoseconds to ns_each[0..repeats-1].
  * Pending launches are finished first so that they are not timed. The
  * launches are serialised (a barrier between them), as dependent launches
