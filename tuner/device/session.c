@@ -60,13 +60,10 @@ static int fail(td_session *s, const char *fmt, ...)
 
 /* ---- open ------------------------------------------------------------------------------------ */
 
-/* The target whose binaries this device loads. */
+/* The target whose binaries this device loads ("spirv", "gfx1100", "sm_90"). */
 static const kc_target *target_for(const kcrt_device_info *dev)
 {
-    if (strcmp(dev->backend, "vulkan") == 0)
-        return kc_target_find("spirv");
-    const char *arch = strchr(dev->family, ':'); /* "amd:gfx1100", "nvidia:sm_90" */
-    return arch ? kc_target_find(arch + 1) : NULL;
+    return kc_target_find(dev->target);
 }
 
 static int open_all(td_session *s)
@@ -87,8 +84,8 @@ static int open_all(td_session *s)
         return fail(s, "%s", err);
     s->dev = kcrt_device_info_get(s->ctx);
     if (!(s->target = target_for(s->dev)))
-        return fail(s, "kc has no compiler target for %s (%s, family %s)", s->dev->name, s->dev->backend,
-                    s->dev->family);
+        return fail(s, "kc has no compiler target '%s' for %s (%s)%s", s->dev->target, s->dev->name,
+                    s->dev->backend, kc_target_find("spirv") ? "; --backend vulkan tunes its SPIR-V" : "");
     if (!o->apply_only)
         s->dog = td_watchdog_start(s->cache_path, o->on_hang, o->on_hang_user);
     return 0;
