@@ -57,6 +57,7 @@ int kc_cmd_variants(int argc, char **argv);
 int kc_cmd_tune(int argc, char **argv);
 int kc_cmd_devices(int argc, char **argv);
 int kc_cmd_run(int argc, char **argv);
+int kc_cmd_bench(int argc, char **argv);
 int kc_cmd_help(int argc, char **argv);
 
 #endif

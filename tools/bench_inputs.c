@@ -1,0 +1,230 @@
+/*
+ * bench_inputs.c — a kernel's arguments for one benchmark shape.
+ *
+ * A shape names integer scalars ("n=4096,ks=3", kc.yaml's shapes: or
+ * --shape); every integer scalar of the kernel must have a value there,
+ * since it sizes the problem. A bool the shape does not name is false and
+ * a float or half 1.0 (--shape may name them too): they select behaviour
+ * (a bias, an activation's slope), and kc.yaml has no place for them yet.
+ * Buffers are sized from their declared extents and filled as kc run
+ * fills them (kcrt_fill), from a fixed seed.
+ */
+#include "kc_bench.h"
+#include "kcrt_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The value the shape gives name, or NULL. */
+static const char *shape_value(const char *shape, const char *name, char *buf, size_t len)
+{
+    size_t n = strlen(name);
+    for (const char *at = shape; at && *at;) {
+        const char *comma = strchr(at, ',');
+        size_t item = comma ? (size_t)(comma - at) : strlen(at);
+        if (item > n && strncmp(at, name, n) == 0 && at[n] == '=') {
+            snprintf(buf, len, "%.*s", (int)(item - n - 1), at + n + 1);
+            return buf;
+        }
+        at = comma ? comma + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* Every name in the shape is a scalar parameter of the kernel. */
+static bool check_shape_names(const kcrt_kernel_info *ki, const char *shape, char *err, size_t errlen)
+{
+    for (const char *at = shape; at && *at;) {
+        const char *comma = strchr(at, ','), *eq = strchr(at, '=');
+        size_t item = comma ? (size_t)(comma - at) : strlen(at);
+        if (!eq || (comma && eq > comma) || eq == at) {
+            snprintf(err, errlen, "shape '%s': '%.*s' is not name=value", shape, (int)item, at);
+            return false;
+        }
+        bool found = false;
+        for (int i = 0; i < ki->nparams && !found; i++)
+            found = ki->params[i].kind == KCRT_PARAM_SCALAR &&
+                    strlen(ki->params[i].name) == (size_t)(eq - at) &&
+                    strncmp(ki->params[i].name, at, (size_t)(eq - at)) == 0;
+        if (!found) {
+            size_t used = (size_t)snprintf(
+                err, errlen, "shape '%s' names '%.*s', which is not a scalar of %s (its scalars:", shape,
+                (int)(eq - at), at, ki->name);
+            for (int i = 0; i < ki->nparams && used < errlen; i++)
+                if (ki->params[i].kind == KCRT_PARAM_SCALAR)
+                    used += (size_t)snprintf(err + used, errlen - used, " %s", ki->params[i].name);
+            if (used < errlen)
+                snprintf(err + used, errlen - used, ")");
+            return false;
+        }
+        at = comma ? comma + 1 : NULL;
+    }
+    return true;
+}
+
+static bool parse_long(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *out, char *err, size_t errlen)
+{
+    char buf[64];
+    const char *text = shape_value(shape, p->name, buf, sizeof(buf));
+    long long v = 0;
+    bool is_int = p->type == KCRT_TYPE_INT || p->type == KCRT_TYPE_UINT;
+    if (!text && is_int) {
+        snprintf(
+            err, errlen,
+            "shape '%s' gives no value for the integer scalar '%s' (add it to kc.yaml's shapes or --shape)",
+            shape, p->name);
+        return false;
+    }
+    if (p->type == KCRT_TYPE_INT || p->type == KCRT_TYPE_UINT || p->type == KCRT_TYPE_BOOL) {
+        long long lo = p->type == KCRT_TYPE_INT ? INT32_MIN : 0, hi = p->type == KCRT_TYPE_BOOL  ? 1
+                                                                      : p->type == KCRT_TYPE_INT ? INT32_MAX
+                                                                                                 : UINT32_MAX;
+        if (text && !parse_long(text, lo, hi, &v)) {
+            snprintf(err, errlen, "%s is a %s: '%s' is not one", p->name, p->type_name, text);
+            return false;
+        }
+        *out = p->type == KCRT_TYPE_INT    ? KCRT_I32(v)
+               : p->type == KCRT_TYPE_UINT ? KCRT_U32(v)
+                                           : KCRT_BOOL(v != 0);
+        return true;
+    }
+    char *end;
+    float f = text ? strtof(text, &end) : 1.0f;
+    if (text && (!*text || *end)) {
+        snprintf(err, errlen, "%s is a %s: '%s' is not a number", p->name, p->type_name, text);
+        return false;
+    }
+    *out = p->type == KCRT_TYPE_HALF ? KCRT_F16(kcrt_f32_to_f16(f)) : KCRT_F32(f);
+    return true;
+}
+
+/* Integer scalars, then the chosen variant's tunables, for expressions. */
+static void collect_names(kc_bench_args *a, const kcrt_kernel_info *ki, const char *variant)
+{
+    for (int i = 0; i < ki->nparams; i++) {
+        const kcrt_param_info *p = &ki->params[i];
+        if (p->kind != KCRT_PARAM_SCALAR || p->type == KCRT_TYPE_FLOAT || p->type == KCRT_TYPE_HALF)
+            continue;
+        const kcrt_arg *v = &a->args[i];
+        a->names[a->nnames] = p->name;
+        a->values[a->nnames++] = v->type == KCRT_ARG_I32   ? (int64_t)v->v.i32
+                                 : v->type == KCRT_ARG_U32 ? (int64_t)v->v.u32
+                                                           : (int64_t)v->v.b;
+    }
+    for (const char *at = variant; at && *at && a->nnames < KC_BENCH_MAX_PARAMS * 2;) {
+        const char *comma = strchr(at, ','), *eq = strchr(at, '=');
+        for (int j = 0; eq && j < ki->ntunables; j++)
+            if (strlen(ki->tunables[j].name) == (size_t)(eq - at) &&
+                strncmp(ki->tunables[j].name, at, (size_t)(eq - at)) == 0) {
+                a->names[a->nnames] = ki->tunables[j].name;
+                a->values[a->nnames++] = strtoll(eq + 1, NULL, 10);
+            }
+        at = comma ? comma + 1 : NULL;
+    }
+}
+
+static bool make_buffer(kc_bench_args *a, kcrt_context *ctx, const kcrt_param_info *p, int i, uint64_t *rng,
+                        char *err, size_t errlen)
+{
+    char why[256];
+    int64_t n = -1;
+    if (!p->extent) {
+        snprintf(err, errlen, "the size of buffer %s is not declared, so kc bench cannot allocate it",
+                 p->name);
+        return false;
+    }
+    if (kcrt_eval(p->extent, a->names, a->values, a->nnames, &n, why, sizeof(why)) != KCRT_OK || n < 0) {
+        snprintf(err, errlen, "the extent of %s (%s) cannot be evaluated: %s", p->name, p->extent_text,
+                 n < 0 ? "it is negative" : why);
+        return false;
+    }
+    size_t bytes = (size_t)n * p->elem_bytes;
+    unsigned char *data = malloc(bytes ? bytes : 1);
+    if (!data) {
+        snprintf(err, errlen, "out of memory for %s (%zu bytes)", p->name, bytes);
+        return false;
+    }
+    kcrt_fill(p, data, (size_t)n, rng);
+    kcrt_status s = kcrt_buffer_create(ctx, bytes ? bytes : 4, &a->bufs[i]);
+    if (s == KCRT_OK && bytes)
+        s = kcrt_buffer_write(a->bufs[i], 0, data, bytes);
+    free(data);
+    if (s != KCRT_OK) {
+        snprintf(err, errlen, "buffer %s (%zu bytes): %s", p->name, bytes, kcrt_error(ctx));
+        return false;
+    }
+    a->args[i] = KCRT_BUF(a->bufs[i]);
+    a->buffer_bytes += bytes;
+    return true;
+}
+
+bool kc_bench_args_make(kcrt_kernel *k, const char *shape, uint64_t seed, kc_bench_args *a, char *err,
+                        size_t errlen)
+{
+    memset(a, 0, sizeof(*a));
+    const kcrt_kernel_info *ki = kcrt_kernel_info_get(k);
+    kcrt_context *ctx = kcrt_kernel_context(k);
+    if (ki->nparams > KC_BENCH_MAX_PARAMS) {
+        snprintf(err, errlen, "%s has %d parameters; kc bench takes at most %d", ki->name, ki->nparams,
+                 KC_BENCH_MAX_PARAMS);
+        return false;
+    }
+    if (!check_shape_names(ki, shape, err, errlen))
+        return false;
+    a->nargs = ki->nparams;
+    kcrt_buffer *probe = NULL;
+    if (kcrt_buffer_create(ctx, 4, &probe) != KCRT_OK) {
+        snprintf(err, errlen, "%s", kcrt_error(ctx));
+        return false;
+    }
+    bool ok = true;
+    for (int i = 0; i < ki->nparams && ok; i++)
+        if (ki->params[i].kind == KCRT_PARAM_SCALAR)
+            ok = scalar_arg(&ki->params[i], shape, &a->args[i], err, errlen);
+        else
+            a->args[i] = KCRT_BUF(probe); /* only for the choice of variant */
+    const char *variant = NULL;
+    if (ok && kcrt_kernel_choose(k, a->args, (size_t)a->nargs, &variant, NULL) != KCRT_OK) {
+        snprintf(err, errlen, "%s", kcrt_error(ctx));
+        ok = false;
+    }
+    if (ok)
+        collect_names(a, ki, variant);
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int i = 0; i < ki->nparams && ok; i++)
+        if (ki->params[i].kind == KCRT_PARAM_BUFFER)
+            ok = make_buffer(a, ctx, &ki->params[i], i, &rng, err, errlen);
+    kcrt_buffer_free(probe);
+    if (!ok)
+        kc_bench_args_free(a);
+    return ok;
+}
+
+void kc_bench_args_free(kc_bench_args *a)
+{
+    for (int i = 0; i < KC_BENCH_MAX_PARAMS; i++)
+        if (a->bufs[i])
+            kcrt_buffer_free(a->bufs[i]);
+    memset(a, 0, sizeof(*a));
+}
+
+double kc_bench_args_eval(const kc_bench_args *a, const char *postfix)
+{
+    char err[128];
+    int64_t v;
+    if (!postfix || kcrt_eval(postfix, a->names, a->values, a->nnames, &v, err, sizeof(err)) != KCRT_OK)
+        return -1;
+    return (double)v;
+}

@@ -1,0 +1,521 @@
+/*
+ * bench_measure.c — how kc bench measures: kc's calibration kernels, the
+ * reference kernel interleaved with each benchmark, and --calibrate.
+ *
+ * The calibration kernels (bench/calibrate/, the .kc files) are built into kc as
+ * source and compiled when kc bench starts (a few milliseconds), into a
+ * temporary bundle that libkcrt loads like any other: so they are kc's own
+ * code on every device, and no file has to be found at run time.
+ *
+ * One benchmark is measured in rounds, with device timestamps
+ * (kcrt_time_launch):
+ *
+ *     R0  K1  R1  K2  R2  …  Kn  Rn
+ *
+ * Ki is one submission of p launches of the kernel, Ri one of q launches
+ * of the reference kernel; each round's sample is the ratio
+ *
+ *     median(Ki) / sqrt(median(R(i-1)) · median(Ri)),
+ *
+ * the kernel against the reference measured just before and just after
+ * it, so that a change in the machine's speed between rounds (another
+ * process, a clock change) cancels to first order. p and q are chosen so
+ * that each submission lasts about a millisecond (at least 3 launches, at
+ * most 25), and fewer rounds and launches are taken when one benchmark
+ * would otherwise take longer than its time budget.
+ */
+#include "kc_bench.h"
+#include "kc_build.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MIN_PER = 3, MAX_PER = 200, MIN_ROUNDS = 5 };
+#define ROUND_NS 10e6                /* a submission's target length */
+#define REF_MAX_N ((int64_t)1 << 22) /* float4s: 64 MiB per buffer */
+
+struct kc_bench_ref {
+    kcrt_context *ctx;
+    kcrt_bundle *bundle;
+    kcrt_kernel *k;
+    kcrt_buffer *x, *y; /* cap float4s each */
+    int64_t cap, max_n;
+};
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* ---- the calibration bundle ---------------------------------------------------------------------------- */
+
+/* Writes the built-in sources to a fresh directory, builds every variant
+ * into dir/calibrate.kcb and loads it; the directory is removed again. */
+static kcrt_bundle *build_calibration(kcrt_context *ctx, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[512], path[600], kcb[600];
+    snprintf(dir, sizeof(dir), "%s/kc-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot make a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                 strerror(errno));
+        return NULL;
+    }
+    bool ok = true;
+    for (const kc_bench_source *s = kc_bench_sources; s->name && ok; s++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, s->name);
+        ok = kc_write_file_atomic(path, s->text, strlen(s->text)) == 0;
+    }
+    snprintf(kcb, sizeof(kcb), "%s/calibrate.kcb", dir);
+    const char *inputs[] = {dir};
+    kc_build_options o = {
+        .inputs = inputs, .ninputs = 1, .all_variants = true, .output = kcb, .log = stderr, .quiet = true};
+    kcrt_bundle *b = NULL;
+    if (!ok)
+        snprintf(err, errlen, "cannot write the calibration kernels to %s: %s", dir, strerror(errno));
+    else if (kc_build(&o) != 0)
+        snprintf(err, errlen, "kc's calibration kernels do not compile (a bug in kc: please report it)");
+    else if (kcrt_bundle_load(ctx, kcb, &b) != KCRT_OK)
+        snprintf(err, errlen, "the calibration bundle: %s", kcrt_error(ctx));
+    for (const kc_bench_source *s = kc_bench_sources; s->name; s++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, s->name);
+        unlink(path);
+    }
+    unlink(kcb);
+    rmdir(dir);
+    return b;
+}
+
+/* The mean of q timed launches (the submission's busy time over q); NAN
+ * after a failure (message in ctx). */
+static double timed_mean(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int q, double *each)
+{
+    if (kcrt_time_launch(k, args, nargs, q, each) != KCRT_OK)
+        return NAN;
+    double sum = 0;
+    for (int i = 0; i < q; i++)
+        sum += each[i];
+    return sum / q;
+}
+
+/* The median of q timed launches; NAN after a failure (message in ctx). */
+static double timed_median(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int q, double *each)
+{
+    if (kcrt_time_launch(k, args, nargs, q, each) != KCRT_OK)
+        return NAN;
+    double *s = malloc((size_t)q * sizeof(double));
+    if (!s)
+        return NAN;
+    memcpy(s, each, (size_t)q * sizeof(double));
+    kc_bench_sort(s, q);
+    double m = kc_bench_quantile(s, q, 0.5);
+    free(s);
+    return m;
+}
+
+/* The largest float4 count a buffer may have on this device. */
+static int64_t max_float4s(kcrt_context *ctx)
+{
+    const kcrt_device_info *d = kcrt_device_info_get(ctx);
+    uint64_t cap = d->max_buffer_bytes ? d->max_buffer_bytes : (uint64_t)1 << 28;
+    if (d->memory_bytes && cap > d->memory_bytes / 8)
+        cap = d->memory_bytes / 8;
+    if (cap > (uint64_t)1 << 30)
+        cap = (uint64_t)1 << 30;
+    return (int64_t)(cap / 16);
+}
+
+/* Buffers for n float4s at least (they only grow). */
+static bool ref_buffers(kc_bench_ref *r, int64_t n, char *err, size_t errlen)
+{
+    if (n <= r->cap)
+        return true;
+    size_t bytes = (size_t)n * 16;
+    float *data = malloc(bytes);
+    if (!data) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < (size_t)n * 4; i++)
+        data[i] = (float)(i % 1000) / 1000.0f;
+    if (r->x)
+        kcrt_buffer_free(r->x), kcrt_buffer_free(r->y), r->x = r->y = NULL, r->cap = 0;
+    bool ok = kcrt_buffer_create(r->ctx, bytes, &r->x) == KCRT_OK &&
+              kcrt_buffer_create(r->ctx, bytes, &r->y) == KCRT_OK &&
+              kcrt_buffer_write(r->x, 0, data, bytes) == KCRT_OK;
+    free(data);
+    if (!ok) {
+        snprintf(err, errlen, "the reference kernel's buffers: %s", kcrt_error(r->ctx));
+        return false;
+    }
+    r->cap = n;
+    return true;
+}
+
+/* The reference kernel's arguments for a shape "n=N,iters=I". */
+static bool ref_args(kc_bench_ref *r, const char *shape, kcrt_arg args[4], char *err, size_t errlen)
+{
+    long long n, iters;
+    int used = 0;
+    if (sscanf(shape, "n=%lld,iters=%lld%n", &n, &iters, &used) != 2 || shape[used] || n < 1 || iters < 0 ||
+        n > max_float4s(r->ctx) || iters > 1 << 24) {
+        snprintf(err, errlen,
+                 "the reference kernel's shape '%s' is not n=N,iters=I (or too large for this device)",
+                 shape);
+        return false;
+    }
+    if (!ref_buffers(r, n, err, errlen))
+        return false;
+    args[0] = KCRT_I32(n);
+    args[1] = KCRT_I32(iters);
+    args[2] = KCRT_BUF(r->x);
+    args[3] = KCRT_BUF(r->y);
+    return true;
+}
+
+/* The reference's median launch time at (n, iters); NAN after a failure. */
+static double ref_probe(kc_bench_ref *r, int64_t n, int64_t iters, char *err, size_t errlen)
+{
+    char shape[64];
+    kcrt_arg args[4];
+    double each[3];
+    snprintf(shape, sizeof(shape), "n=%lld,iters=%lld", (long long)n, (long long)iters);
+    if (!ref_args(r, shape, args, err, errlen))
+        return NAN;
+    double t = timed_median(r->k, args, 4, 3, each);
+    if (isnan(t))
+        snprintf(err, errlen, "timing the reference kernel: %s", kcrt_error(r->ctx));
+    return t;
+}
+
+/* The reference's shape for a kernel that moves `bytes` per launch in
+ * t_k ns: as many bytes (n = bytes / 32: a float4 read and one written),
+ * and as many multiply-adds between as make its launch last as long.
+ * So it is memory-bound where the kernel is and compute-bound where the
+ * kernel is, and under contention — another process, a neighbour on the
+ * same host thrashing the cache, scheduler slices, the fixed cost of a
+ * dispatch — it suffers what the kernel suffers. The launch time is
+ * nearly linear in iters: a few secant steps find it. */
+static bool ref_match(kc_bench_ref *r, double bytes, double t_k, char *shape, size_t len, char *err,
+                      size_t errlen)
+{
+    int64_t n = (int64_t)(bytes / 32), iters = 0;
+    n = n < 64 ? 64 : n > r->max_n ? r->max_n : n;
+    double t0 = ref_probe(r, n, 0, err, errlen);
+    while (!isnan(t0) && t0 > t_k * 1.05 &&
+           n > 64) /* faster than a copy of its bytes: cached, or fewer bytes */
+        t0 = ref_probe(r, n /= 2, 0, err, errlen);
+    double best_t = t0, t1 = NAN;
+    int64_t best_i = 0, i0 = 0, i1 = 16;
+    for (int step = 0; step < 8 && !isnan(t0) && fabs(log(best_t / t_k)) > 0.03; step++) {
+        if (isnan(t1 = ref_probe(r, n, i1, err, errlen)))
+            return false;
+        if (fabs(log(t1 / t_k)) < fabs(log(best_t / t_k)))
+            best_t = t1, best_i = i1;
+        double slope = (t1 - t0) / (double)(i1 - i0), next = slope > 0 ? i1 + (t_k - t1) / slope : 2.0 * i1;
+        next = fmin(fmax(next, i1 / 4.0), i1 * 16.0); /* a steady walk when the timing is noisy */
+        i0 = i1, t0 = t1, i1 = (int64_t)fmin(fmax(round(next), 0), 1 << 24);
+        if (i1 == i0)
+            break;
+    }
+    if (isnan(t0))
+        return false;
+    iters = best_i;
+    snprintf(shape, len, "n=%lld,iters=%lld", (long long)n, (long long)iters);
+    return true;
+}
+
+kc_bench_ref *kc_bench_ref_open(kcrt_context *ctx, char *err, size_t errlen)
+{
+    kc_bench_ref *r = calloc(1, sizeof(*r));
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->ctx = ctx;
+    r->max_n = max_float4s(ctx) < REF_MAX_N ? max_float4s(ctx) : REF_MAX_N;
+    bool ok = (r->bundle = build_calibration(ctx, err, errlen)) != NULL;
+    if (ok && kcrt_kernel_get_variant(r->bundle, "kc_bench_ref", "", &r->k) != KCRT_OK) {
+        snprintf(err, errlen, "the reference kernel: %s", kcrt_error(ctx));
+        ok = false;
+    }
+    if (!ok) {
+        kc_bench_ref_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+void kc_bench_ref_close(kc_bench_ref *r)
+{
+    if (!r)
+        return;
+    if (r->x)
+        kcrt_buffer_free(r->x);
+    if (r->y)
+        kcrt_buffer_free(r->y);
+    if (r->bundle)
+        kcrt_bundle_free(r->bundle);
+    free(r);
+}
+
+const char *kc_bench_ref_kernel(const kc_bench_ref *r)
+{
+    return kcrt_kernel_info_get(r->k)->name;
+}
+const char *kc_bench_ref_hash(const kc_bench_ref *r)
+{
+    return kcrt_kernel_info_get(r->k)->source_hash;
+}
+
+/* ---- one benchmark ----------------------------------------------------------------------------------------
+ */
+
+static int per_submission(double t_ns)
+{
+    double p = t_ns > 0 ? ceil(ROUND_NS / t_ns) : MAX_PER;
+    return p < MIN_PER ? MIN_PER : p > MAX_PER ? MAX_PER : (int)p;
+}
+
+/* Rounds and launches per submission within the time budget. */
+static void plan(const kc_bench_opts *o, double t_k, double t_r, int *rounds, int *pk, int *pr)
+{
+    *rounds = o->rounds, *pk = per_submission(t_k), *pr = per_submission(t_r);
+    double budget = o->max_seconds * 1e9;
+    for (;;) {
+        double cost = *rounds * (*pk * t_k + *pr * t_r) + *pr * t_r;
+        if (cost <= budget)
+            return;
+        if (*pk > 1 || *pr > 1)
+            *pk = *pk > 1 ? *pk - 1 : 1, *pr = *pr > 1 ? *pr - 1 : 1;
+        else if (*rounds > MIN_ROUNDS)
+            (*rounds)--;
+        else
+            return;
+    }
+}
+
+static void failed(kc_bench_result *res, kc_arena *a, const char *fmt, const char *what)
+{
+    res->error = kc_arena_printf(a, fmt, what);
+}
+
+/* The rounds themselves: fills times, ref and ratios. */
+static bool run_rounds(kc_bench_ref *ref, const kcrt_arg *rargs, kcrt_kernel *k, const kc_bench_args *args,
+                       int pk, int pr, kc_bench_result *res)
+{
+    double *each = malloc((size_t)(pk > pr ? pk : pr) * sizeof(double));
+    if (!each)
+        return false;
+    bool ok = !isnan(res->ref[0] = timed_mean(ref->k, rargs, 4, pr, each));
+    for (int i = 0; ok && i < res->rounds; i++) {
+        double tk = timed_mean(k, args->args, (size_t)args->nargs, pk, each);
+        memcpy(res->times + (size_t)i * pk, each, (size_t)pk * sizeof(double));
+        ok = !isnan(tk) && !isnan(res->ref[i + 1] = timed_mean(ref->k, rargs, 4, pr, each));
+        if (ok)
+            res->ratios[i] = tk / sqrt(res->ref[i] * res->ref[i + 1]);
+    }
+    free(each);
+    return ok;
+}
+
+static void derived(kc_bench_result *res, const kc_bench_args *args, const kcrt_kernel_info *ki)
+{
+    kc_bench_summarize(res->times, res->ntimes, &res->time);
+    kc_bench_summarize(res->ratios, res->rounds, &res->ratio);
+    kc_bench_summarize(res->ref, res->rounds + 1, &res->ref_time);
+    res->bytes = kc_bench_args_eval(args, ki->bytes);
+    res->flops = kc_bench_args_eval(args, ki->flops);
+    res->gb_per_s = res->bytes >= 0 ? res->bytes / res->time.median : -1;
+    res->gflop_per_s = res->flops >= 0 ? res->flops / res->time.median : -1;
+    res->roofline = -1;
+}
+
+/* The kernel's first launch (which makes its pipeline) and a first
+ * estimate of its time; the reference's size, matched to it unless given. */
+static bool prepare(kc_bench_ref *ref, kcrt_kernel *k, const kc_bench_args *args, const char *ref_shape,
+                    kcrt_arg rargs[4], double *t_k, double *t_r, kc_arena *a, kc_bench_result *res)
+{
+    kcrt_context *ctx = kcrt_kernel_context(k);
+    const char *variant = NULL, *why = NULL;
+    double each[5];
+    char err[512], shape[64];
+    if (kcrt_kernel_choose(k, args->args, (size_t)args->nargs, &variant, &why) != KCRT_OK ||
+        kcrt_launch(k, args->args, (size_t)args->nargs) != KCRT_OK || kcrt_finish(ctx) != KCRT_OK ||
+        isnan(*t_k = timed_median(k, args->args, (size_t)args->nargs, 5, each))) {
+        failed(res, a, "%s", kcrt_error(ctx));
+        return false;
+    }
+    res->variant = kc_arena_strdup(a, variant);
+    res->why = kc_arena_strdup(a, why);
+    double bytes = kc_bench_args_eval(args, kcrt_kernel_info_get(k)->bytes);
+    if (!ref_shape && !ref_match(ref, bytes > 0 ? bytes : (double)args->buffer_bytes, *t_k, shape,
+                                 sizeof(shape), err, sizeof(err))) {
+        failed(res, a, "%s", err);
+        return false;
+    }
+    res->ref_shape = kc_arena_strdup(a, ref_shape ? ref_shape : shape);
+    if (!ref_args(ref, res->ref_shape, rargs, err, sizeof(err)) ||
+        isnan(*t_r = timed_median(ref->k, rargs, 4, 3, each))) {
+        failed(res, a, "%s", isnan(*t_r) ? kcrt_error(ctx) : err);
+        return false;
+    }
+    return true;
+}
+
+void kc_bench_measure(kc_bench_ref *ref, kcrt_kernel *k, const char *ref_shape, const kc_bench_opts *o,
+                      kc_arena *a, kc_bench_result *res)
+{
+    double start = now_seconds();
+    const kcrt_kernel_info *ki = kcrt_kernel_info_get(k);
+    kc_bench_args args;
+    kcrt_arg rargs[4];
+    char err[1024];
+    double t_k, t_r = NAN;
+    res->source_hash = kc_arena_strdup(a, ki->source_hash);
+    if (!kc_bench_args_make(k, res->shape, o->seed, &args, err, sizeof(err))) {
+        failed(res, a, "%s", err);
+        return;
+    }
+    if (prepare(ref, k, &args, ref_shape, rargs, &t_k, &t_r, a, res)) {
+        int pr;
+        plan(o, t_k, t_r, &res->rounds, &res->per_round, &pr);
+        res->ntimes = res->rounds * res->per_round;
+        res->times = kc_arena_alloc(a, (size_t)res->ntimes * sizeof(double));
+        res->ref = kc_arena_alloc(a, (size_t)(res->rounds + 1) * sizeof(double));
+        res->ratios = kc_arena_alloc(a, (size_t)res->rounds * sizeof(double));
+        if (!run_rounds(ref, rargs, k, &args, res->per_round, pr, res))
+            failed(res, a, "timing: %s", kcrt_error(kcrt_kernel_context(k)));
+        else
+            derived(res, &args, ki);
+    }
+    kc_bench_args_free(&args);
+    res->seconds = now_seconds() - start;
+}
+
+/* ---- --calibrate ------------------------------------------------------------------------------------------
+ */
+
+/* One calibration kernel: grows the problem until a launch takes 2 ms (or
+ * the device's buffer limit), then times every variant at that size and
+ * keeps the best rate (work / ns). */
+typedef struct calib {
+    const char *kernel;
+    int64_t n, iters;     /* iters < 0: the kernel has no iters */
+    double work_per_elem; /* bytes or flops per element */
+    double best;          /* work per ns */
+    char variant[128];
+} calib;
+
+static bool calib_args(kc_bench_ref *r, const calib *c, kcrt_buffer **x, kcrt_buffer **y, kcrt_arg *args,
+                       int *nargs)
+{
+    size_t bytes = (size_t)c->n * (c->iters < 0 ? 16 : 4);
+    *x = *y = NULL;
+    if (kcrt_buffer_create(r->ctx, bytes, x) != KCRT_OK ||
+        (c->iters < 0 && kcrt_buffer_create(r->ctx, bytes, y) != KCRT_OK))
+        return false;
+    int i = 0;
+    args[i++] = KCRT_I32(c->n);
+    if (c->iters >= 0)
+        args[i++] = KCRT_I32(c->iters);
+    args[i++] = KCRT_BUF(*x);
+    if (c->iters < 0)
+        args[i++] = KCRT_BUF(*y);
+    *nargs = i;
+    return true;
+}
+
+static void free_pair(kcrt_buffer *x, kcrt_buffer *y)
+{
+    if (x)
+        kcrt_buffer_free(x);
+    if (y)
+        kcrt_buffer_free(y);
+}
+
+static bool calib_size(kc_bench_ref *r, calib *c, kcrt_kernel *def, char *err, size_t errlen)
+{
+    int64_t cap = max_float4s(r->ctx) * (c->iters < 0 ? 1 : 4);
+    for (;; c->n *= 4) {
+        kcrt_buffer *x, *y;
+        kcrt_arg args[4];
+        int nargs;
+        double each[3], t = NAN;
+        if (calib_args(r, c, &x, &y, args, &nargs))
+            t = timed_median(def, args, (size_t)nargs, 3, each);
+        free_pair(x, y);
+        if (isnan(t)) {
+            snprintf(err, errlen, "%s: %s", c->kernel, kcrt_error(r->ctx));
+            return false;
+        }
+        if (t >= 2e6 || c->n * 4 > cap)
+            return true;
+    }
+}
+
+static bool calib_run(kc_bench_ref *r, calib *c, bool quiet, char *err, size_t errlen)
+{
+    kcrt_kernel *def;
+    if (kcrt_kernel_get_variant(r->bundle, c->kernel, "", &def) != KCRT_OK ||
+        !calib_size(r, c, def, err, errlen)) {
+        if (!*err)
+            snprintf(err, errlen, "%s: %s", c->kernel, kcrt_error(r->ctx));
+        return false;
+    }
+    const kcrt_kernel_info *ki = kcrt_kernel_info_get(def);
+    kcrt_buffer *x, *y;
+    kcrt_arg args[4];
+    int nargs;
+    if (!calib_args(r, c, &x, &y, args, &nargs)) {
+        free_pair(x, y);
+        snprintf(err, errlen, "%s: %s", c->kernel, kcrt_error(r->ctx));
+        return false;
+    }
+    double each[10];
+    for (int v = 0; v < ki->nvariants; v++) {
+        kcrt_kernel *k;
+        if (kcrt_kernel_get_variant(r->bundle, c->kernel, ki->variants[v].tunables, &k) != KCRT_OK)
+            continue; /* not for this backend, or beyond this device's limits */
+        double t = timed_median(k, args, (size_t)nargs, 10, each);
+        double rate = c->work_per_elem * (double)c->n / t;
+        if (!quiet)
+            fprintf(stderr, "  %-14s %-12s %10.2f %s\n", c->kernel, ki->variants[v].tunables, rate,
+                    c->iters < 0 ? "GB/s" : "GFLOP/s");
+        if (!isnan(t) && rate > c->best) {
+            c->best = rate;
+            snprintf(c->variant, sizeof(c->variant), "%s", ki->variants[v].tunables);
+        }
+    }
+    free_pair(x, y);
+    if (!(c->best > 0)) {
+        snprintf(err, errlen, "%s: no variant ran: %s", c->kernel, kcrt_error(r->ctx));
+        return false;
+    }
+    return true;
+}
+
+bool kc_bench_calibrate(kc_bench_ref *r, bool quiet, kc_bench_peaks *out, char *err, size_t errlen)
+{
+    calib copy = {"kc_bench_copy", 1 << 16, -1, 32, 0, ""};
+    calib fma = {"kc_bench_fma", 1 << 14, 256, 16 * 256, 0, ""};
+    *err = 0;
+    if (!calib_run(r, &copy, quiet, err, errlen) || !calib_run(r, &fma, quiet, err, errlen))
+        return false;
+    *out = (kc_bench_peaks){.known = true, .gb_per_s = copy.best, .gflop_per_s = fma.best};
+    snprintf(out->source, sizeof(out->source), "measured");
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out->when, sizeof(out->when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(out->detail, sizeof(out->detail), "copy %s over %lld MiB; fma %s over %lld threads",
+             copy.variant, (long long)(copy.n * 16 >> 20), fma.variant, (long long)fma.n);
+    return true;
+}

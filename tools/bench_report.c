@@ -1,0 +1,396 @@
+/*
+ * bench_report.c — a run for people (a text table), for CI systems (JUnit
+ * XML: one test case per kernel and shape, a failure per regression) and
+ * for pull requests and job summaries (Markdown).
+ *
+ * The text table and the Markdown table are the same cells: one table
+ * builder, two printers.
+ */
+#include "kc_bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *kc_bench_duration(double ns, char *buf, size_t len)
+{
+    if (!isfinite(ns) || ns < 0)
+        snprintf(buf, len, "-");
+    else if (ns < 1e3)
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.1f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.2f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.2f s", ns / 1e9);
+    return buf;
+}
+
+/* ---- the table
+ * ---------------------------------------------------------------------------------------------- */
+
+enum { MAX_COLS = 13, CELL = 96 };
+
+typedef struct table {
+    int ncols, nrows;
+    char (*cells)[MAX_COLS][CELL]; /* row 0 is the header */
+    bool right[MAX_COLS];
+} table;
+
+static void cell(table *t, int row, int col, const char *fmt, ...) KC_PRINTF(4, 5);
+static void cell(table *t, int row, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->cells[row][col], CELL, fmt, ap);
+    va_end(ap);
+}
+
+static void number_cell(table *t, int row, int col, double v, const char *fmt)
+{
+    if (v >= 0 && isfinite(v))
+        cell(t, row, col, fmt, v);
+    else
+        cell(t, row, col, "-");
+}
+
+static bool compared(const kc_bench_run *r)
+{
+    return r->baseline_path != NULL;
+}
+
+static void header(table *t, const kc_bench_run *r, bool verbose)
+{
+    static const char *const names[] = {"kernel",  "shape", "variant", "median",  "spread",
+                                        "samples", "GB/s",  "GFLOP/s", "roofline"};
+    static const bool right[] = {false, false, false, true, true, true, true, true, true};
+    t->ncols = 0;
+    for (size_t i = 0; i < KC_COUNT(names); i++)
+        t->right[t->ncols] = right[i], cell(t, 0, t->ncols++, "%s", names[i]);
+    if (verbose)
+        t->right[t->ncols] = true, cell(t, 0, t->ncols++, "reference");
+    if (compared(r)) {
+        t->right[t->ncols] = true, cell(t, 0, t->ncols++, "vs baseline");
+        t->right[t->ncols] = true, cell(t, 0, t->ncols++, "confidence");
+        t->right[t->ncols] = false, cell(t, 0, t->ncols++, "verdict");
+    }
+}
+
+static void row(table *t, int i, const kc_bench_run *r, const kc_bench_result *res, bool verbose)
+{
+    char a[32];
+    int c = 0;
+    cell(t, i, c++, "%s", res->kernel);
+    cell(t, i, c++, "%s", res->shape);
+    if (res->error) {
+        cell(t, i, c++, "failed: %.80s", res->error);
+        return;
+    }
+    cell(t, i, c++, "%s", *res->variant ? res->variant : "(none)");
+    cell(t, i, c++, "%s", kc_bench_duration(res->time.median, a, sizeof(a)));
+    cell(t, i, c++, "%.1f%%", 100 * res->time.spread);
+    cell(t, i, c++, "%dx%d", res->rounds, res->per_round);
+    number_cell(t, i, c++, res->gb_per_s, "%.2f");
+    number_cell(t, i, c++, res->gflop_per_s, "%.2f");
+    if (res->roofline >= 0)
+        cell(t, i, c++, "%.0f%% %s", 100 * res->roofline, res->bound);
+    else
+        cell(t, i, c++, "-");
+    if (verbose)
+        cell(t, i, c++, "%s", kc_bench_duration(res->ref_time.median, a, sizeof(a)));
+    if (!compared(r))
+        return;
+    const kc_bench_check *f = &res->cmp.final;
+    if (res->cmp.have) {
+        cell(t, i, c++, "%+.1f%%", 100 * f->change);
+        cell(t, i, c++, "%.1f%%", 100 * f->confidence);
+    } else {
+        cell(t, i, c++, "-");
+        cell(t, i, c++, "-");
+    }
+    cell(t, i, c++, "%s%s", kc_bench_verdict_name(f->verdict),
+         res->cmp.remeasured ? " (measured twice)" : "");
+}
+
+static bool build(table *t, const kc_bench_run *r, bool verbose)
+{
+    t->nrows = r->results.len + 1;
+    t->cells = calloc((size_t)t->nrows, sizeof(*t->cells));
+    if (!t->cells)
+        return false;
+    header(t, r, verbose);
+    for (int i = 0; i < r->results.len; i++)
+        row(t, i + 1, r, KC_BENCH_RESULT(r, i), verbose);
+    return true;
+}
+
+static void print_text_table(const table *t, FILE *out)
+{
+    int w[MAX_COLS] = {0};
+    for (int i = 0; i < t->nrows; i++)
+        for (int c = 0; c < t->ncols; c++) {
+            int n = (int)strlen(t->cells[i][c]);
+            w[c] = n > w[c] ? n : w[c];
+        }
+    for (int i = 0; i < t->nrows; i++) {
+        for (int c = 0; c < t->ncols; c++) {
+            bool last = c == t->ncols - 1;
+            if (t->right[c])
+                fprintf(out, "%*s%s", w[c], t->cells[i][c], last ? "" : "  ");
+            else
+                fprintf(out, "%-*s%s", last ? 0 : w[c], t->cells[i][c], last ? "" : "  ");
+        }
+        fputc('\n', out);
+    }
+}
+
+static void md_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`')
+            fputc('\\', out);
+        fputc(*s == '\n' ? ' ' : *s, out);
+    }
+}
+
+static void print_md_table(const table *t, FILE *out)
+{
+    for (int i = 0; i < t->nrows; i++) {
+        fputc('|', out);
+        for (int c = 0; c < t->ncols; c++) {
+            fputc(' ', out);
+            md_escaped(out, t->cells[i][c]);
+            fputs(" |", out);
+        }
+        fputc('\n', out);
+        if (i == 0) {
+            fputc('|', out);
+            for (int c = 0; c < t->ncols; c++)
+                fputs(t->right[c] ? "---:|" : "---|", out);
+            fputc('\n', out);
+        }
+    }
+}
+
+/* ---- what goes above and below the table
+ * -------------------------------------------------------------------- */
+
+static void summary_line(const kc_bench_run *r, char *out, size_t len)
+{
+    int n[KC_BENCH_FAILED + 1];
+    kc_bench_count(r, n);
+    size_t at = (size_t)snprintf(out, len, "%d benchmark%s", r->results.len, r->results.len == 1 ? "" : "s");
+    for (int v = KC_BENCH_NEW; v <= KC_BENCH_FAILED && at < len; v++)
+        if (n[v] && (v != KC_BENCH_NEW || compared(r)))
+            at += (size_t)snprintf(out + at, len - at, ", %d %s", n[v],
+                                   kc_bench_verdict_name((kc_bench_verdict)v));
+    if (at < len)
+        snprintf(out + at, len - at, " (%.1f s)", r->elapsed);
+}
+
+/* The story of one comparison, for regressions and for the verbose. */
+static void explain(const kc_bench_result *res, char *out, size_t len)
+{
+    const kc_bench_compare *c = &res->cmp;
+    const kc_bench_check *f = &c->final;
+    size_t at = (size_t)snprintf(
+        out, len,
+        "%s %s: %+.1f%% against the reference kernel (ratio %.4g, baseline %.4g), confidence %.2f%% "
+        "(Mann-Whitney U = %.0f, %d vs %d samples, p = %.2g)",
+        res->kernel, res->shape, 100 * f->change, res->ratio.median, c->base_ratio, 100 * f->confidence, f->u,
+        f->n_now, f->n_base, f->p);
+    if (c->remeasured && at < len)
+        at += (size_t)snprintf(out + at, len - at,
+                               "; the first measurement read %+.1f%% (p = %.2g), this is the second",
+                               100 * c->first.change, c->first.p);
+    if (c->note && at < len)
+        snprintf(out + at, len - at, "; %s", c->note);
+}
+
+static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
+{
+    fprintf(out, "%sdevice     %s [%s]\n", bullet, r->device_name, r->backend);
+    fprintf(out, "%sreference  %s, sized per benchmark to last as long as its kernel\n", bullet,
+            r->ref_kernel);
+    if (r->peaks.known)
+        fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s)\n", bullet, r->peaks.gb_per_s,
+                r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when);
+    else
+        fprintf(out, "%speaks      unknown: `kc bench --calibrate` measures them, for the roofline column\n",
+                bullet);
+    if (compared(r))
+        fprintf(
+            out,
+            "%sbaseline   %s (kc %s, %s)%s; a regression: slower by more than %.0f%% with p < %g, twice\n",
+            bullet, r->baseline_path, r->baseline_version ? r->baseline_version : "?",
+            r->baseline_created ? r->baseline_created : "?", r->other_device ? ", ANOTHER DEVICE's" : "",
+            100 * r->max_regression, r->alpha);
+}
+
+void kc_bench_report_text(const kc_bench_run *r, FILE *out, bool verbose)
+{
+    fprintf(out, "kc bench %s (package %s), kc %s\n", r->bundle, r->package ? r->package : "?",
+            r->kc_version);
+    preamble(r, out, "  ");
+    fputc('\n', out);
+    table t;
+    if (build(&t, r, verbose)) {
+        print_text_table(&t, out);
+        free(t.cells);
+    }
+    char line[1024];
+    fputc('\n', out);
+    for (int i = 0; i < r->results.len; i++) {
+        const kc_bench_result *res = KC_BENCH_RESULT(r, i);
+        bool tell = res->cmp.have && (res->cmp.final.verdict == KC_BENCH_REGRESSION || verbose ||
+                                      res->cmp.remeasured || res->cmp.final.verdict == KC_BENCH_FASTER);
+        if (res->error)
+            fprintf(out, "FAILED %s %s: %s\n", res->kernel, res->shape, res->error);
+        else if (tell) {
+            explain(res, line, sizeof(line));
+            fprintf(out, "%s %s\n",
+                    res->cmp.final.verdict == KC_BENCH_REGRESSION ? "REGRESSION" : "note:", line);
+        } else if (res->cmp.note)
+            fprintf(out, "note: %s %s: %s\n", res->kernel, res->shape, res->cmp.note);
+    }
+    summary_line(r, line, sizeof(line));
+    fprintf(out, "%s\n", line);
+}
+
+bool kc_bench_write_markdown(const kc_bench_run *r, const char *path, char *err, size_t errlen)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    char line[1024];
+    summary_line(r, line, sizeof(line));
+    fprintf(out, "## kc bench: %s\n\n%s\n\n", r->package ? r->package : r->bundle, line);
+    preamble(r, out, "- ");
+    fputc('\n', out);
+    table t;
+    if (build(&t, r, false)) {
+        print_md_table(&t, out);
+        free(t.cells);
+    }
+    for (int i = 0; i < r->results.len; i++) {
+        const kc_bench_result *res = KC_BENCH_RESULT(r, i);
+        if (res->cmp.have && res->cmp.final.verdict == KC_BENCH_REGRESSION) {
+            explain(res, line, sizeof(line));
+            fprintf(out, "\n**Regression**: %s\n", line);
+        }
+    }
+    bool ok = fclose(out) == 0;
+    if (!ok)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return ok;
+}
+
+/* ---- JUnit XML
+ * ---------------------------------------------------------------------------------------------- */
+
+static void xml_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '&')
+            fputs("&amp;", out);
+        else if (c == '<')
+            fputs("&lt;", out);
+        else if (c == '>')
+            fputs("&gt;", out);
+        else if (c == '"')
+            fputs("&quot;", out);
+        else if (c == '\'')
+            fputs("&apos;", out);
+        else if (c < 0x20 && c != '\n' && c != '\t')
+            fputc(' ', out); /* not allowed in XML 1.0 */
+        else
+            fputc(c, out);
+    }
+}
+
+static void junit_case(FILE *out, const kc_bench_run *r, const kc_bench_result *res)
+{
+    char line[1024], a[32];
+    fputs("    <testcase classname=\"kc.bench.", out);
+    xml_escaped(out, res->kernel);
+    fputs("\" name=\"", out);
+    xml_escaped(out, res->shape);
+    fprintf(out, "\" time=\"%.6f\">\n", res->error ? 0.0 : res->seconds);
+    if (res->error) {
+        fputs("      <error type=\"failed\" message=\"", out);
+        xml_escaped(out, res->error);
+        fputs("\"/>\n", out);
+    } else if (res->cmp.have && res->cmp.final.verdict == KC_BENCH_REGRESSION) {
+        explain(res, line, sizeof(line));
+        fputs("      <failure type=\"regression\" message=\"", out);
+        xml_escaped(out, line);
+        fputs("\"/>\n", out);
+    }
+    if (!res->error) {
+        fputs("      <system-out>", out);
+        snprintf(line, sizeof(line), "variant %s; median %s per launch, spread %.1f%%, %d samples",
+                 res->variant, kc_bench_duration(res->time.median, a, sizeof(a)), 100 * res->time.spread,
+                 res->ntimes);
+        xml_escaped(out, line);
+        if (res->gb_per_s >= 0)
+            fprintf(out, "; %.2f GB/s", res->gb_per_s);
+        if (res->gflop_per_s >= 0)
+            fprintf(out, "; %.2f GFLOP/s", res->gflop_per_s);
+        if (res->cmp.have) {
+            explain(res, line, sizeof(line));
+            fputs("; ", out);
+            xml_escaped(out, line);
+            fprintf(out, "; verdict %s", kc_bench_verdict_name(res->cmp.final.verdict));
+        }
+        fputs("</system-out>\n", out);
+    }
+    (void)r;
+    fputs("    </testcase>\n", out);
+}
+
+bool kc_bench_write_junit(const kc_bench_run *r, const char *path, char *err, size_t errlen)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    int n[KC_BENCH_FAILED + 1];
+    kc_bench_count(r, n);
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<testsuites name=\"kc bench\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n",
+            r->results.len, n[KC_BENCH_REGRESSION], n[KC_BENCH_FAILED], r->elapsed);
+    fputs("  <testsuite name=\"kc bench ", out);
+    xml_escaped(out, r->package ? r->package : r->bundle);
+    fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" time=\"%.3f\" timestamp=\"",
+            r->results.len, n[KC_BENCH_REGRESSION], n[KC_BENCH_FAILED], r->elapsed);
+    xml_escaped(out, r->created ? r->created : "");
+    fputs("\">\n    <properties>\n", out);
+    const char *props[][2] = {{"device", r->device_name},
+                              {"device_key", r->device_key},
+                              {"backend", r->backend},
+                              {"kc_version", r->kc_version},
+                              {"reference_kernel_hash", r->ref_hash},
+                              {"baseline", r->baseline_path}};
+    for (size_t i = 0; i < KC_COUNT(props); i++) {
+        if (!props[i][1])
+            continue;
+        fprintf(out, "      <property name=\"%s\" value=\"", props[i][0]);
+        xml_escaped(out, props[i][1]);
+        fputs("\"/>\n", out);
+    }
+    fputs("    </properties>\n", out);
+    for (int i = 0; i < r->results.len; i++)
+        junit_case(out, r, KC_BENCH_RESULT(r, i));
+    fputs("  </testsuite>\n</testsuites>\n", out);
+    bool ok = fclose(out) == 0;
+    if (!ok)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return ok;
+}

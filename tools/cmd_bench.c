@@ -1,0 +1,461 @@
+/*
+ * cmd_bench.c — kc bench: benchmark a bundle's kernels, and check them
+ * against a baseline.
+ *
+ *   kc bench BUNDLE [--kernel K]... [--shape n=…]... [--repeat N] [--device N]
+ *            [--json F] [--junit F] [--markdown F] [--record F]
+ *            [--baseline F [--max-regression 10%] [--alpha A] [--allow-other-device]]
+ *   kc bench --calibrate [--device N] [--peaks F]
+ *
+ * The pipeline, top to bottom (run): open the device; read the baseline
+ * and refuse another device's; compile kc's calibration kernels (with the
+ * baseline's reference shape when there is one); --calibrate if asked;
+ * measure every kernel and shape; compare, measuring a suspected
+ * regression again; report; exit 1 when a regression is confirmed or a
+ * benchmark failed. kc_bench.h tells the noise model; docs/benchmarks.md
+ * tells it for users.
+ */
+#include "kc_bench.h"
+#include "kc_tools.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_LIST = 64 };
+
+typedef struct bench_opts {
+    const char *bundle;
+    const char *kernels[MAX_LIST];
+    int nkernels;
+    const char *shapes[MAX_LIST];
+    int nshapes;
+    int device;
+    const char *json, *junit, *markdown, *record, *baseline, *peaks;
+    double max_regression, alpha;
+    bool allow_other, calibrate, verbose;
+    kc_bench_opts m;
+} bench_opts;
+
+static int fail(const char *fmt, ...) KC_PRINTF(1, 2);
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kc bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return KC_EXIT_ERROR;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* ---- options ----------------------------------------------------------------------------------------------
+ */
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end != s && *end == '%')
+        end++;
+    if (!*s || *end || errno || !(v >= lo && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+static int option(bench_opts *o, int k, const char *v)
+{
+    double x;
+    switch (k) {
+    case 0:
+        if (o->nkernels == MAX_LIST)
+            return kc_usage_error("bench", "at most %d --kernel options", MAX_LIST);
+        o->kernels[o->nkernels++] = v;
+        return 0;
+    case 1:
+        if (!strchr(v, '=') || o->nshapes == MAX_LIST)
+            return kc_usage_error("bench", "--shape takes name=value,… (like n=4096,ks=3), not '%s'", v);
+        o->shapes[o->nshapes++] = v;
+        return 0;
+    case 2:
+        if (!parse_num(v, 5, 10000, &x) || x != floor(x))
+            return kc_usage_error("bench", "--repeat takes a number of rounds from 5 to 10000, not '%s'", v);
+        o->m.rounds = (int)x;
+        return 0;
+    case 3:
+        if (!parse_num(v, -1, 1000, &x) || x != floor(x))
+            return kc_usage_error("bench", "--device takes a device index (see kc devices), not '%s'", v);
+        o->device = (int)x;
+        return 0;
+    case 4: o->json = v; return 0;
+    case 5: o->junit = v; return 0;
+    case 6: o->markdown = v; return 0;
+    case 7: o->record = v; return 0;
+    case 8: o->baseline = v; return 0;
+    case 9:
+        if (!parse_num(v, 0, 10000, &x))
+            return kc_usage_error("bench", "--max-regression takes a percentage like 10%%, not '%s'", v);
+        o->max_regression = x / 100;
+        return 0;
+    case 10:
+        if (!parse_num(v, 1e-12, 0.5, &x) || strchr(v, '%'))
+            return kc_usage_error("bench",
+                                  "--alpha takes a p-value like 0.01 (above 0, at most 0.5), not '%s'", v);
+        o->alpha = x;
+        return 0;
+    case 11: o->allow_other = true; return 0;
+    case 12: o->calibrate = true; return 0;
+    case 13: o->peaks = v; return 0;
+    case 14:
+        if (!parse_num(v, 0.1, 86400, &o->m.max_seconds))
+            return kc_usage_error("bench", "--max-time takes seconds per benchmark, not '%s'", v);
+        return 0;
+    case 15:
+        if (!parse_num(v, 0, 1e15, &x) || x != floor(x))
+            return kc_usage_error("bench", "--seed takes a number, not '%s'", v);
+        o->m.seed = (uint64_t)x;
+        return 0;
+    case 16: o->m.quiet = true; return 0;
+    default: o->verbose = true; return 0;
+    }
+}
+
+static int parse_options(int argc, char **argv, bench_opts *o)
+{
+    static const kc_opt opts[] = {
+        {"--kernel", true},         {"--shape", true},  {"--repeat", true},
+        {"--device", true},         {"--json", true},   {"--junit", true},
+        {"--markdown", true},       {"--record", true}, {"--baseline", true},
+        {"--max-regression", true}, {"--alpha", true},  {"--allow-other-device", false},
+        {"--calibrate", false},     {"--peaks", true},  {"--max-time", true},
+        {"--seed", true},           {"--quiet", false}, {"--verbose", false}};
+    kc_args a = {.cmd = "bench", .argc = argc, .argv = argv, .i = 1};
+    *o = (bench_opts){.device = -1,
+                      .max_regression = 0.10,
+                      .alpha = 0.01,
+                      .m = {.rounds = 15, .max_seconds = 20, .seed = 1}};
+    for (int k; (k = kc_next_arg(&a, opts, (int)KC_COUNT(opts))) != -2;) {
+        if (k == -3)
+            return KC_EXIT_USAGE;
+        if (k == -1) {
+            if (o->bundle)
+                return kc_usage_error("bench", "one bundle at a time ('%s' and '%s')", o->bundle,
+                                      a.positional);
+            o->bundle = a.positional;
+        } else if (option(o, k, a.value))
+            return KC_EXIT_USAGE;
+    }
+    if (!o->bundle && !o->calibrate)
+        return kc_usage_error("bench", "give a bundle (or --calibrate)");
+    if (!o->bundle &&
+        (o->baseline || o->record || o->json || o->junit || o->markdown || o->nkernels || o->nshapes))
+        return kc_usage_error(
+            "bench", "--calibrate alone takes only --device and --peaks; give a bundle to benchmark");
+    if (!o->m.quiet && !isatty(2))
+        o->m.quiet = true; /* progress only on a terminal */
+    return KC_EXIT_OK;
+}
+
+/* ---- the steps --------------------------------------------------------------------------------------------
+ */
+
+typedef struct bench_state {
+    kcrt_context *ctx;
+    kcrt_bundle *b;
+    kc_bench_ref *ref;
+    kc_bench_run run, base; /* this run, and the baseline when there is one */
+    bool have_base;
+    char *peaks_path;
+} bench_state;
+
+static int read_baseline(bench_state *st, const bench_opts *o)
+{
+    char err[1024];
+    kc_bench_run_init(&st->base);
+    st->have_base = true;
+    if (!kc_bench_read_json(&st->base, o->baseline, err, sizeof(err)))
+        return fail("baseline: %s", err);
+    const kcrt_device_info *d = kcrt_device_info_get(st->ctx);
+    st->run.baseline_path = o->baseline;
+    st->run.baseline_version = st->base.kc_version;
+    st->run.baseline_created = st->base.created;
+    st->run.baseline_device = st->base.device_key;
+    if (strcmp(st->base.device_key, d->key) == 0)
+        return KC_EXIT_OK;
+    if (!o->allow_other)
+        return fail("the baseline %s was recorded on another device:\n"
+                    "  baseline: %s\n  this one: %s\n"
+                    "Times and ratios from another device, or another driver version, do not compare: "
+                    "record a baseline here with `kc bench %s --record FILE`, or compare anyway with "
+                    "--allow-other-device.",
+                    o->baseline, st->base.device_key, d->key, o->bundle);
+    st->run.other_device = true;
+    fprintf(stderr,
+            "kc bench: warning: comparing with a baseline from another device (%s), as --allow-other-device "
+            "asks\n",
+            st->base.device_key);
+    return KC_EXIT_OK;
+}
+
+static int open_all(bench_state *st, const bench_opts *o)
+{
+    char err[1024];
+    kcrt_options ko = {"auto", o->device};
+    if (kcrt_open(&st->ctx, &ko) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    const kcrt_device_info *d = kcrt_device_info_get(st->ctx);
+    if (!d->timestamp_valid_bits)
+        return fail("'%s' has no timestamps on its compute queue, so kc bench cannot time launches on it",
+                    d->name);
+    int rc = o->baseline ? read_baseline(st, o) : KC_EXIT_OK;
+    if (rc)
+        return rc;
+    if (!(st->ref = kc_bench_ref_open(st->ctx, err, sizeof(err))))
+        return fail("%s", err);
+    if (st->have_base && st->base.ref_hash && strcmp(st->base.ref_hash, kc_bench_ref_hash(st->ref)) != 0)
+        fprintf(
+            stderr,
+            "kc bench: warning: the reference kernel has changed since the baseline was recorded (kc %s): "
+            "ratios may have moved for that reason alone; record the baseline again\n",
+            st->base.kc_version ? st->base.kc_version : "?");
+    if (!(st->peaks_path = o->peaks ? strdup(o->peaks) : kc_bench_peaks_default_path(err, sizeof(err))))
+        fprintf(stderr, "kc bench: warning: %s\n", err);
+    return KC_EXIT_OK;
+}
+
+static int calibrate(bench_state *st, const bench_opts *o)
+{
+    char err[1024];
+    kc_bench_peaks p;
+    const kcrt_device_info *d = kcrt_device_info_get(st->ctx);
+    if (!o->m.quiet || !o->bundle)
+        fprintf(stderr, "kc bench: calibrating %s with kc's copy and FMA kernels, every variant:\n", d->name);
+    if (!kc_bench_calibrate(st->ref, o->m.quiet && o->bundle, &p, err, sizeof(err)))
+        return fail("calibration: %s", err);
+    printf("device     %s\nkey        %s\ncopy       %.2f GB/s\nfma        %.2f GFLOP/s\nhow        %s\n",
+           d->name, d->key, p.gb_per_s, p.gflop_per_s, p.detail);
+    if (!st->peaks_path)
+        return fail("nowhere to store the peaks: give --peaks FILE");
+    if (!kc_bench_peaks_store(st->peaks_path, d, &p, err, sizeof(err)))
+        return fail("%s", err);
+    printf("stored in  %s\n", st->peaks_path);
+    return KC_EXIT_OK;
+}
+
+static void describe_run(bench_state *st, const bench_opts *o)
+{
+    kc_bench_run *r = &st->run;
+    const kcrt_device_info *d = kcrt_device_info_get(st->ctx);
+    char when[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->kc_version = KC_VERSION;
+    r->created = kc_arena_strdup(&r->arena, when);
+    r->bundle = o->bundle;
+    r->package = kcrt_bundle_meta(st->b, "package");
+    r->device_key = d->key;
+    r->device_name = d->name;
+    r->device_family = d->family;
+    r->backend = kcrt_backend_name(st->ctx);
+    r->ref_kernel = kc_bench_ref_kernel(st->ref);
+    r->ref_hash = kc_bench_ref_hash(st->ref);
+    r->max_regression = o->max_regression;
+    r->alpha = o->alpha;
+    r->rounds = o->m.rounds;
+    kc_bench_peaks_find(st->peaks_path, d, &r->peaks);
+}
+
+static bool wanted(const bench_opts *o, const char *kernel)
+{
+    if (!o->nkernels)
+        return true;
+    for (int i = 0; i < o->nkernels; i++)
+        if (strcmp(o->kernels[i], kernel) == 0)
+            return true;
+    return false;
+}
+
+/* The benchmark list: each wanted kernel at each of its shapes (or --shape's). */
+static int plan_run(bench_state *st, const bench_opts *o)
+{
+    int n = kcrt_bundle_kernel_count(st->b);
+    for (int i = 0; i < o->nkernels; i++) {
+        bool found = false;
+        for (int j = 0; j < n && !found; j++)
+            found = strcmp(kcrt_bundle_kernel_info(st->b, j)->name, o->kernels[i]) == 0;
+        if (!found)
+            return fail("the bundle %s has no kernel '%s' (see kc info %s)", o->bundle, o->kernels[i],
+                        o->bundle);
+    }
+    for (int j = 0; j < n; j++) {
+        const kcrt_kernel_info *ki = kcrt_bundle_kernel_info(st->b, j);
+        if (!wanted(o, ki->name))
+            continue;
+        if (!o->nshapes && !ki->nshapes)
+            fprintf(stderr,
+                    "kc bench: note: %s has no shapes in kc.yaml; give --kernel %s --shape … to measure it\n",
+                    ki->name, ki->name);
+        for (int s = 0; s < (o->nshapes ? o->nshapes : ki->nshapes); s++)
+            kc_bench_run_add(&st->run, ki->name, o->nshapes ? o->shapes[s] : ki->shapes[s]);
+    }
+    if (!st->run.results.len)
+        return fail("nothing to measure: no kernel of %s has shapes in kc.yaml (give --kernel K --shape …)",
+                    o->bundle);
+    return KC_EXIT_OK;
+}
+
+static void progress(const bench_opts *o, int i, int n, const kc_bench_result *res, const char *what)
+{
+    if (!o->m.quiet)
+        fprintf(stderr, "\r[%d/%d] %s %s %s\033[K", i + 1, n, what, res->kernel, res->shape);
+}
+
+/* Compares one result with the baseline; a suspected regression is
+ * measured again with fresh samples and only believed when those agree. */
+static void compare(bench_state *st, const bench_opts *o, kcrt_kernel *k, kc_bench_result *res, int i)
+{
+    const kc_bench_result *b = kc_bench_find(&st->base, res->kernel, res->shape);
+    kc_bench_compare *c = &res->cmp;
+    if (!b || res->error)
+        return;
+    *c = (kc_bench_compare){.have = true,
+                            .base_ratio = b->ratio.median,
+                            .base_median_ns = b->time.median,
+                            .base_ref_ns = b->ref_time.median,
+                            .base_variant = b->variant};
+    kc_bench_judge(res->ratios, res->rounds, b->ratios, b->rounds, o->max_regression, o->alpha, &c->first);
+    c->final = c->first;
+    if (b->variant && res->variant && strcmp(b->variant, res->variant) != 0)
+        c->note = kc_arena_printf(&st->run.arena, "the variant changed (baseline: %s)", b->variant);
+    else if (b->source_hash && res->source_hash && strcmp(b->source_hash, res->source_hash) != 0)
+        c->note = "the kernel's source changed since the baseline";
+    if (c->first.verdict != KC_BENCH_REGRESSION)
+        return;
+    progress(o, i, st->run.results.len, res, "measuring again");
+    kc_bench_result again = *res;
+    again.error = NULL;
+    kc_bench_measure(st->ref, k, res->ref_shape, &o->m, &st->run.arena, &again);
+    if (again.error)
+        return; /* keep the first verdict */
+    double seconds = res->seconds + again.seconds;
+    again.cmp = *c;
+    *res = again;
+    res->seconds = seconds;
+    c = &res->cmp;
+    c->remeasured = true;
+    kc_bench_judge(res->ratios, res->rounds, b->ratios, b->rounds, o->max_regression, o->alpha, &c->final);
+}
+
+static void measure_all(bench_state *st, const bench_opts *o)
+{
+    kc_bench_run *r = &st->run;
+    for (int i = 0; i < r->results.len; i++) {
+        kc_bench_result *res = KC_BENCH_RESULT(r, i);
+        kcrt_kernel *k;
+        progress(o, i, r->results.len, res, "measuring");
+        if (kcrt_kernel_get(st->b, res->kernel, &k) != KCRT_OK) {
+            res->error = kc_arena_strdup(&r->arena, kcrt_error(st->ctx));
+            continue;
+        }
+        /* against the reference at the baseline's size, so that the ratios compare */
+        const kc_bench_result *b = st->have_base ? kc_bench_find(&st->base, res->kernel, res->shape) : NULL;
+        kc_bench_measure(st->ref, k, b ? b->ref_shape : NULL, &o->m, &r->arena, res);
+        if (st->have_base)
+            compare(st, o, k, res, i);
+        if (!res->error)
+            res->roofline =
+                kc_bench_roofline(&r->peaks, res->bytes, res->flops, res->time.median, &res->bound);
+    }
+    if (!o->m.quiet)
+        fprintf(stderr, "\r\033[K");
+}
+
+/* Entries of the baseline this run did not measure, when it measured everything. */
+static void unmeasured(const bench_state *st, const bench_opts *o)
+{
+    if (!st->have_base || o->nkernels || o->nshapes)
+        return;
+    for (int i = 0; i < st->base.results.len; i++) {
+        const kc_bench_result *b = KC_BENCH_RESULT(&st->base, i);
+        if (!kc_bench_find(&st->run, b->kernel, b->shape))
+            fprintf(stderr,
+                    "kc bench: note: the baseline has %s %s, which this bundle no longer benchmarks\n",
+                    b->kernel, b->shape);
+    }
+}
+
+static int write_files(bench_state *st, const bench_opts *o)
+{
+    char err[1024];
+    int rc = KC_EXIT_OK;
+    if (o->json && !kc_bench_write_json(&st->run, o->json, err, sizeof(err)))
+        rc = fail("%s", err);
+    if (o->record && !kc_bench_write_json(&st->run, o->record, err, sizeof(err)))
+        rc = fail("%s", err);
+    if (o->junit && !kc_bench_write_junit(&st->run, o->junit, err, sizeof(err)))
+        rc = fail("%s", err);
+    if (o->markdown && !kc_bench_write_markdown(&st->run, o->markdown, err, sizeof(err)))
+        rc = fail("%s", err);
+    if (o->record && rc == KC_EXIT_OK)
+        fprintf(stderr, "kc bench: recorded the baseline %s\n", o->record);
+    return rc;
+}
+
+static int run(bench_state *st, const bench_opts *o)
+{
+    double start = now_seconds();
+    int rc = open_all(st, o);
+    if (!rc && o->calibrate)
+        rc = calibrate(st, o);
+    if (rc || !o->bundle)
+        return rc;
+    if (kcrt_bundle_load(st->ctx, o->bundle, &st->b) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
+    describe_run(st, o);
+    if ((rc = plan_run(st, o)))
+        return rc;
+    measure_all(st, o);
+    st->run.elapsed = now_seconds() - start;
+    kc_bench_report_text(&st->run, stdout, o->verbose);
+    unmeasured(st, o);
+    rc = write_files(st, o);
+    int n[KC_BENCH_FAILED + 1];
+    kc_bench_count(&st->run, n);
+    if (n[KC_BENCH_REGRESSION] || n[KC_BENCH_FAILED])
+        rc = KC_EXIT_ERROR;
+    return rc;
+}
+
+int kc_cmd_bench(int argc, char **argv)
+{
+    bench_opts o;
+    bench_state st = {0};
+    kc_bench_run_init(&st.run);
+    int rc = parse_options(argc, argv, &o);
+    if (rc == KC_EXIT_OK)
+        rc = run(&st, &o);
+    kc_bench_ref_close(st.ref);
+    if (st.b)
+        kcrt_bundle_free(st.b);
+    kcrt_close(st.ctx);
+    kc_bench_run_free(&st.run);
+    if (st.have_base)
+        kc_bench_run_free(&st.base);
+    free(st.peaks_path);
+    return rc;
+}
