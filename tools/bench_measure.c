@@ -54,7 +54,7 @@ static double now_seconds(void)
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* ---- the calibration bundle ---------------------------------------------------------------------------- */
+/* ---- the calibration bundle ------------------------------------------------------ */
 
 /* Writes the built-in sources to a fresh directory, builds every variant
  * into dir/calibrate.kcb and loads it; the directory is removed again. */
@@ -275,8 +275,7 @@ const char *kc_bench_ref_hash(const kc_bench_ref *r)
     return kcrt_kernel_info_get(r->k)->source_hash;
 }
 
-/* ---- one benchmark ----------------------------------------------------------------------------------------
- */
+/* ---- one benchmark --------------------------------------------------------------- */
 
 static int per_submission(double t_ns)
 {
@@ -400,12 +399,12 @@ void kc_bench_measure(kc_bench_ref *ref, kcrt_kernel *k, const char *ref_shape, 
     res->seconds = now_seconds() - start;
 }
 
-/* ---- --calibrate ------------------------------------------------------------------------------------------
- */
+/* ---- --calibrate ----------------------------------------------------------------- */
 
-/* One calibration kernel: grows the problem until a launch takes 2 ms (or
- * the device's buffer limit), then times every variant at that size and
- * keeps the best rate (work / ns). */
+/* One calibration kernel: grows the problem until a launch takes 2 ms (and
+ * a copy's buffers are 64 MiB, beyond the caches) or reaches the device's
+ * buffer limit, then times every variant at that size and keeps the best
+ * rate (work / ns). */
 typedef struct calib {
     const char *kernel;
     int64_t n, iters;     /* iters < 0: the kernel has no iters */
@@ -456,7 +455,9 @@ static bool calib_size(kc_bench_ref *r, calib *c, kcrt_kernel *def, char *err, s
             snprintf(err, errlen, "%s: %s", c->kernel, kcrt_error(r->ctx));
             return false;
         }
-        if (t >= 2e6 || c->n * 4 > cap)
+        /* a copy needs buffers well beyond the caches to see the memory (64 MiB) */
+        bool big = c->iters >= 0 || c->n * 16 >= (int64_t)64 << 20;
+        if ((t >= 2e6 && big) || c->n * 4 > cap)
             return true;
     }
 }

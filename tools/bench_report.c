@@ -29,8 +29,17 @@ const char *kc_bench_duration(double ns, char *buf, size_t len)
     return buf;
 }
 
-/* ---- the table
- * ---------------------------------------------------------------------------------------------- */
+/* 1 - p as a percentage, never rounded up to a certainty it is not. */
+static const char *confidence(double p, char *buf, size_t len)
+{
+    if (p < 0.001)
+        snprintf(buf, len, ">99.9%%");
+    else
+        snprintf(buf, len, "%.1f%%", 100 * (1 - p));
+    return buf;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
 
 enum { MAX_COLS = 13, CELL = 96 };
 
@@ -106,7 +115,7 @@ static void row(table *t, int i, const kc_bench_run *r, const kc_bench_result *r
     const kc_bench_check *f = &res->cmp.final;
     if (res->cmp.have) {
         cell(t, i, c++, "%+.1f%%", 100 * f->change);
-        cell(t, i, c++, "%.1f%%", 100 * f->confidence);
+        cell(t, i, c++, "%s", confidence(f->p, a, sizeof(a)));
     } else {
         cell(t, i, c++, "-");
         cell(t, i, c++, "-");
@@ -175,8 +184,7 @@ static void print_md_table(const table *t, FILE *out)
     }
 }
 
-/* ---- what goes above and below the table
- * -------------------------------------------------------------------- */
+/* ---- what goes above and below the table ----------------------------------------- */
 
 static void summary_line(const kc_bench_run *r, char *out, size_t len)
 {
@@ -196,12 +204,13 @@ static void explain(const kc_bench_result *res, char *out, size_t len)
 {
     const kc_bench_compare *c = &res->cmp;
     const kc_bench_check *f = &c->final;
+    char conf[16];
     size_t at = (size_t)snprintf(
         out, len,
-        "%s %s: %+.1f%% against the reference kernel (ratio %.4g, baseline %.4g), confidence %.2f%% "
+        "%s %s: %+.1f%% against the reference kernel (ratio %.4g, baseline %.4g), confidence %s "
         "(Mann-Whitney U = %.0f, %d vs %d samples, p = %.2g)",
-        res->kernel, res->shape, 100 * f->change, res->ratio.median, c->base_ratio, 100 * f->confidence, f->u,
-        f->n_now, f->n_base, f->p);
+        res->kernel, res->shape, 100 * f->change, res->ratio.median, c->base_ratio,
+        confidence(f->p, conf, sizeof(conf)), f->u, f->n_now, f->n_base, f->p);
     if (c->remeasured && at < len)
         at += (size_t)snprintf(out + at, len - at,
                                "; the first measurement read %+.1f%% (p = %.2g), this is the second",
@@ -290,8 +299,7 @@ bool kc_bench_write_markdown(const kc_bench_run *r, const char *path, char *err,
     return ok;
 }
 
-/* ---- JUnit XML
- * ---------------------------------------------------------------------------------------------- */
+/* ---- JUnit XML ------------------------------------------------------------------- */
 
 static void xml_escaped(FILE *out, const char *s)
 {

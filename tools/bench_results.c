@@ -109,8 +109,7 @@ void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, 
         out->verdict = out->change > 0 ? KC_BENCH_REGRESSION : KC_BENCH_FASTER;
 }
 
-/* ---- writing ----------------------------------------------------------------------------------------------
- */
+/* ---- writing --------------------------------------------------------------------- */
 
 static json_t *str_or_null(const char *s)
 {
@@ -252,8 +251,7 @@ bool kc_bench_write_json(const kc_bench_run *r, const char *path, char *err, siz
     return ok;
 }
 
-/* ---- reading ----------------------------------------------------------------------------------------------
- */
+/* ---- reading --------------------------------------------------------------------- */
 
 static const char *get_str(kc_bench_run *b, json_t *o, const char *key)
 {

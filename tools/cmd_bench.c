@@ -4,7 +4,8 @@
  *
  *   kc bench BUNDLE [--kernel K]... [--shape n=…]... [--repeat N] [--device N]
  *            [--json F] [--junit F] [--markdown F] [--record F]
- *            [--baseline F [--max-regression 10%] [--alpha A] [--allow-other-device]]
+ *            [--baseline F [--max-regression 10%] [--alpha A]
+ *                          [--allow-other-device | --skip-other-device]]
  *   kc bench --calibrate [--device N] [--peaks F]
  *
  * The pipeline, top to bottom (run): open the device; read the baseline
@@ -37,7 +38,7 @@ typedef struct bench_opts {
     int device;
     const char *json, *junit, *markdown, *record, *baseline, *peaks;
     double max_regression, alpha;
-    bool allow_other, calibrate, verbose;
+    bool allow_other, skip_other, calibrate, verbose;
     kc_bench_opts m;
 } bench_opts;
 
@@ -60,8 +61,7 @@ static double now_seconds(void)
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* ---- options ----------------------------------------------------------------------------------------------
- */
+/* ---- options --------------------------------------------------------------------- */
 
 static bool parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -129,19 +129,32 @@ static int option(bench_opts *o, int k, const char *v)
         o->m.seed = (uint64_t)x;
         return 0;
     case 16: o->m.quiet = true; return 0;
-    default: o->verbose = true; return 0;
+    case 17: o->verbose = true; return 0;
+    default: o->skip_other = true; return 0;
     }
 }
 
 static int parse_options(int argc, char **argv, bench_opts *o)
 {
-    static const kc_opt opts[] = {
-        {"--kernel", true},         {"--shape", true},  {"--repeat", true},
-        {"--device", true},         {"--json", true},   {"--junit", true},
-        {"--markdown", true},       {"--record", true}, {"--baseline", true},
-        {"--max-regression", true}, {"--alpha", true},  {"--allow-other-device", false},
-        {"--calibrate", false},     {"--peaks", true},  {"--max-time", true},
-        {"--seed", true},           {"--quiet", false}, {"--verbose", false}};
+    static const kc_opt opts[] = {{"--kernel", true},
+                                  {"--shape", true},
+                                  {"--repeat", true},
+                                  {"--device", true},
+                                  {"--json", true},
+                                  {"--junit", true},
+                                  {"--markdown", true},
+                                  {"--record", true},
+                                  {"--baseline", true},
+                                  {"--max-regression", true},
+                                  {"--alpha", true},
+                                  {"--allow-other-device", false},
+                                  {"--calibrate", false},
+                                  {"--peaks", true},
+                                  {"--max-time", true},
+                                  {"--seed", true},
+                                  {"--quiet", false},
+                                  {"--verbose", false},
+                                  {"--skip-other-device", false}};
     kc_args a = {.cmd = "bench", .argc = argc, .argv = argv, .i = 1};
     *o = (bench_opts){.device = -1,
                       .max_regression = 0.10,
@@ -164,20 +177,21 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         (o->baseline || o->record || o->json || o->junit || o->markdown || o->nkernels || o->nshapes))
         return kc_usage_error(
             "bench", "--calibrate alone takes only --device and --peaks; give a bundle to benchmark");
+    if (o->allow_other && o->skip_other)
+        return kc_usage_error("bench", "--allow-other-device and --skip-other-device contradict each other");
     if (!o->m.quiet && !isatty(2))
         o->m.quiet = true; /* progress only on a terminal */
     return KC_EXIT_OK;
 }
 
-/* ---- the steps --------------------------------------------------------------------------------------------
- */
+/* ---- the steps ------------------------------------------------------------------- */
 
 typedef struct bench_state {
     kcrt_context *ctx;
     kcrt_bundle *b;
     kc_bench_ref *ref;
     kc_bench_run run, base; /* this run, and the baseline when there is one */
-    bool have_base;
+    bool have_base, skipped;
     char *peaks_path;
 } bench_state;
 
@@ -195,6 +209,14 @@ static int read_baseline(bench_state *st, const bench_opts *o)
     st->run.baseline_device = st->base.device_key;
     if (strcmp(st->base.device_key, d->key) == 0)
         return KC_EXIT_OK;
+    if (o->skip_other) {
+        printf("kc bench: skipped: the baseline %s was recorded on another device\n  baseline: %s\n  this "
+               "one: %s\n"
+               "(--skip-other-device; record a baseline for this device with `kc bench %s --record FILE`)\n",
+               o->baseline, st->base.device_key, d->key, o->bundle);
+        st->skipped = true;
+        return KC_EXIT_OK;
+    }
     if (!o->allow_other)
         return fail("the baseline %s was recorded on another device:\n"
                     "  baseline: %s\n  this one: %s\n"
@@ -420,6 +442,8 @@ static int run(bench_state *st, const bench_opts *o)
 {
     double start = now_seconds();
     int rc = open_all(st, o);
+    if (!rc && st->skipped)
+        return KC_EXIT_OK;
     if (!rc && o->calibrate)
         rc = calibrate(st, o);
     if (rc || !o->bundle)

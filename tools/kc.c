@@ -11,7 +11,8 @@ const kc_command kc_commands[] = {
     {"bench", kc_cmd_bench, "benchmark a bundle's kernels; check them against a baseline",
      "usage: kc bench BUNDLE [--kernel K]... [--shape n=...]... [--repeat N] [--device N]\n"
      "                [--json FILE] [--junit FILE] [--markdown FILE] [--record FILE]\n"
-     "                [--baseline FILE [--max-regression P%] [--alpha A] [--allow-other-device]]\n"
+     "                [--baseline FILE [--max-regression P%] [--alpha A]\n"
+     "                                 [--allow-other-device | --skip-other-device]]\n"
      "       kc bench --calibrate [--device N] [--peaks FILE]\n"
      "\n"
      "Runs every kernel of BUNDLE at every shape kc.yaml lists for it, with the\n"
@@ -46,6 +47,8 @@ const kc_command kc_commands[] = {
      "  --alpha A          the p-value a verdict needs (default 0.01)\n"
      "  --allow-other-device  compare with a baseline recorded on another device or\n"
      "                     driver (refused otherwise: its ratios mean something else)\n"
+     "  --skip-other-device  measure nothing and exit 0 when the baseline is another\n"
+     "                     device's (CI runners of mixed hardware)\n"
      "  --calibrate        measure the device's copy bandwidth and FMA throughput with\n"
      "                     kc's own kernels and keep them for the roofline column\n"
      "  --peaks FILE       where peaks are kept (default $XDG_CACHE_HOME/kc/peaks.json)\n"

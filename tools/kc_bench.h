@@ -33,8 +33,7 @@
 
 #define KC_BENCH_FORMAT "kc-bench/1" /* the "format" of results and baselines */
 
-/* ---- statistics (bench_stats.c) --------------------------------------------------------------------------
- */
+/* ---- statistics (bench_stats.c) -------------------------------------------------- */
 
 /* A sample's order statistics. spread = (q3 - q1) / median. */
 typedef struct kc_bench_stats {
@@ -62,8 +61,7 @@ typedef struct kc_bench_mwu {
 /* False (with p-values of 1) when a sample is empty or holds a NaN. */
 bool kc_bench_mann_whitney(const double *x, int nx, const double *y, int ny, kc_bench_mwu *out);
 
-/* ---- inputs (bench_inputs.c) -----------------------------------------------------------------------------
- */
+/* ---- inputs (bench_inputs.c) ----------------------------------------------------- */
 
 enum { KC_BENCH_MAX_PARAMS = 64 };
 
@@ -90,8 +88,7 @@ void kc_bench_args_free(kc_bench_args *a);
  * these arguments; -1 when it is absent or cannot be evaluated. */
 double kc_bench_args_eval(const kc_bench_args *a, const char *postfix);
 
-/* ---- the roofline (bench_peaks.c) ------------------------------------------------------------------------
- */
+/* ---- the roofline (bench_peaks.c) ------------------------------------------------ */
 
 typedef struct kc_bench_peaks {
     bool known;
@@ -115,8 +112,7 @@ bool kc_bench_peaks_store(const char *path, const kcrt_device_info *dev, const k
  * peaks or the kernel's bytes are unknown. */
 double kc_bench_roofline(const kc_bench_peaks *p, double bytes, double flops, double ns, const char **bound);
 
-/* ---- results, baselines, comparison (bench_results.c) ---------------------------------------------------
- */
+/* ---- results, baselines, comparison (bench_results.c) ---------------------------- */
 
 typedef enum {
     KC_BENCH_NEW = 0,    /* no baseline entry (or no baseline) */
@@ -204,8 +200,7 @@ const kc_bench_result *kc_bench_find(const kc_bench_run *b, const char *kernel, 
 void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, double max_regression,
                     double alpha, kc_bench_check *out);
 
-/* ---- reports (bench_report.c) ----------------------------------------------------------------------------
- */
+/* ---- reports (bench_report.c) ---------------------------------------------------- */
 
 /* The table for people; verbose adds the reference kernel's time per row. */
 void kc_bench_report_text(const kc_bench_run *r, FILE *out, bool verbose);
@@ -214,8 +209,7 @@ bool kc_bench_write_markdown(const kc_bench_run *r, const char *path, char *err,
 /* "812 us", "1.23 ms", "4.5 s": a duration in ns for people. */
 const char *kc_bench_duration(double ns, char *buf, size_t len);
 
-/* ---- measuring (bench_measure.c) ------------------------------------------------------------------------
- */
+/* ---- measuring (bench_measure.c) ------------------------------------------------- */
 
 typedef struct kc_bench_opts {
     int rounds;         /* ratio samples per benchmark (default 15) */
