@@ -1,0 +1,293 @@
+/*
+ * test_bench_run.c — kc bench driven as a CI job drives it: through the kc
+ * program, on the device there is (lavapipe in CI), with kc's benchmark
+ * bundles (bench/kernels and its deliberately slowed conv1d, bench/slowed).
+ * Exit codes, messages and the files it writes; the baseline round trip;
+ * no false alarm on an identical re-run; the slowed kernel caught; another
+ * device's baseline refused. Small shapes and few rounds: lavapipe is slow.
+ */
+#include "rt_test.h"
+
+#include <jansson.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BENCH KC_BINARY_DIR "/bench/bench.kcb"
+#define SLOWED KC_BINARY_DIR "/bench/slowed.kcb"
+
+static char dir[] = "/tmp/kc_bench_run_XXXXXX";
+
+/* Runs a shell command; returns its exit status and (in *out, free it)
+ * what it wrote to stdout and stderr. */
+static int sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sh(char **out, const char *fmt, ...)
+{
+    char cmd[4096], full[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof(full), "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0;
+    char *text = calloc(1, cap);
+    for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
+        len += got;
+    int status = pclose(p);
+    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) {
+        fprintf(stderr, "%s\n", text);
+        free(text);
+        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
+    }
+    if (out)
+        *out = text;
+    else
+        free(text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *path(const char *name)
+{
+    static char p[8][512];
+    static int next;
+    char *s = p[next++ % 8];
+    snprintf(s, 512, "%s/%s", dir, name);
+    return s;
+}
+
+static json_t *load(const char *file)
+{
+    json_error_t e;
+    json_t *j = json_load_file(file, 0, &e);
+    if (!j)
+        fail_msg("%s is not JSON: %s (line %d)", file, e.text, e.line);
+    return j;
+}
+
+static json_t *benchmark(json_t *run, int i)
+{
+    return json_array_get(json_object_get(run, "benchmarks"), (size_t)i);
+}
+
+static void reports(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = sh(
+        &out,
+        "%s bench %s --kernel saxpy --kernel softmax --repeat 5 --quiet --json %s --junit %s --markdown %s",
+        RT_KC, BENCH, path("r.json"), path("r.xml"), path("r.md"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "saxpy");
+    ASSERT_CONTAINS(out, "n=262144");
+    ASSERT_CONTAINS(out, "2 benchmarks");
+    free(out);
+    json_t *r = load(path("r.json"));
+    assert_int_equal(2, json_array_size(json_object_get(r, "benchmarks")));
+    json_t *saxpy = benchmark(r, 0);
+    assert_string_equal("saxpy", json_string_value(json_object_get(saxpy, "kernel")));
+    assert_true(json_real_value(json_object_get(saxpy, "median_ns")) > 0);
+    assert_true(json_real_value(json_object_get(saxpy, "gb_per_s")) > 0);
+    assert_int_equal(5, json_integer_value(json_object_get(saxpy, "rounds")));
+    assert_int_equal(5, json_array_size(json_object_get(saxpy, "ratios")));
+    assert_string_equal(kcrt_device_info_get(rt_ctx)->key,
+                        json_string_value(json_object_get(json_object_get(r, "device"), "key")));
+    json_decref(r);
+    if (system("command -v xmllint >/dev/null 2>&1") == 0)
+        assert_int_equal(0, sh(NULL, "xmllint --noout %s", path("r.xml")));
+    assert_int_equal(0, sh(&out, "grep -c '<testcase ' %s", path("r.xml")));
+    ASSERT_CONTAINS(out, "2");
+    free(out);
+    assert_int_equal(0, sh(&out, "cat %s", path("r.md")));
+    ASSERT_CONTAINS(out, "| kernel | shape | variant |");
+    ASSERT_CONTAINS(out, "| saxpy | n=262144 |");
+    free(out);
+}
+
+/* Records the baseline the next tests compare with (conv1d and matmul). */
+static void record(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = sh(&out, "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --record %s", RT_KC,
+                BENCH, path("base.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "recorded the baseline");
+    free(out);
+    json_t *b = load(path("base.json"));
+    assert_string_equal(KC_VERSION, json_string_value(json_object_get(b, "kc_version")));
+    json_t *conv = benchmark(b, 0);
+    assert_string_equal("conv1d", json_string_value(json_object_get(conv, "kernel")));
+    assert_non_null(json_string_value(json_object_get(conv, "reference_shape")));
+    assert_int_equal(10, json_array_size(json_object_get(conv, "ratios")));
+    json_decref(b);
+}
+
+/* The same bundle again, at the CI threshold: no regression. */
+static void identical_rerun(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = sh(&out,
+                "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --baseline %s "
+                "--max-regression 25%% --json %s",
+                RT_KC, BENCH, path("base.json"), path("again.json"));
+    if (rc != 0)
+        fail_msg("a false alarm on an identical re-run (exit %d):\n%s", rc, out);
+    ASSERT_CONTAINS(out, "vs baseline");
+    if (strstr(out, "REGRESSION"))
+        fail_msg("%s", out);
+    free(out);
+    json_t *r = load(path("again.json"));
+    json_t *cmp = json_object_get(benchmark(r, 0), "comparison");
+    assert_non_null(cmp);
+    assert_true(json_is_number(json_object_get(cmp, "p_value")));
+    assert_true(json_real_value(json_object_get(cmp, "change")) < 0.25);
+    json_decref(r);
+}
+
+/* conv1d doing its arithmetic twice, against the same baseline. */
+static void slowed_is_caught(void **state)
+{
+    (void)state;
+    char *out;
+    int rc =
+        sh(&out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 25%% --junit %s --json %s",
+           RT_KC, SLOWED, path("base.json"), path("slow.xml"), path("slow.json"));
+    if (rc != 1)
+        fail_msg("the slowed conv1d was not caught (exit %d):\n%s", rc, out);
+    ASSERT_CONTAINS(out, "REGRESSION conv1d ch=16,t_out=4096,ks=15");
+    ASSERT_CONTAINS(out, "regression (measured twice)");
+    ASSERT_CONTAINS(out, "the kernel's source changed");
+    ASSERT_CONTAINS(out, "baseline has matmul"); /* not in this bundle: said, not failed */
+    free(out);
+    json_t *r = load(path("slow.json"));
+    json_t *cmp = json_object_get(benchmark(r, 0), "comparison");
+    assert_true(json_real_value(json_object_get(cmp, "change")) > 0.5);
+    assert_true(json_real_value(json_object_get(cmp, "p_value")) < 0.01);
+    assert_true(json_is_true(json_object_get(cmp, "remeasured")));
+    json_decref(r);
+    assert_int_equal(0, sh(&out, "grep -c '<failure type=\"regression\"' %s", path("slow.xml")));
+    ASSERT_CONTAINS(out, "1");
+    free(out);
+}
+
+/* The baseline with another device key. */
+static void other_device(void **state)
+{
+    (void)state;
+    json_t *b = load(path("base.json"));
+    json_object_set_new(json_object_get(b, "device"), "key",
+                        json_string("vulkan:10de:2330:NVIDIA H100:560.35"));
+    assert_int_equal(0, json_dump_file(b, path("other.json"), 0));
+    json_decref(b);
+    char *out;
+    assert_int_equal(1, sh(&out, "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s", RT_KC, BENCH,
+                           path("other.json")));
+    ASSERT_CONTAINS(out, "was recorded on another device");
+    ASSERT_CONTAINS(out, "NVIDIA H100");
+    ASSERT_CONTAINS(out, "--allow-other-device");
+    if (strstr(out, "conv1d  "))
+        fail_msg("measured anyway:\n%s", out);
+    free(out);
+    assert_int_equal(0, sh(&out,
+                           "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --skip-other-device",
+                           RT_KC, BENCH, path("other.json")));
+    ASSERT_CONTAINS(out, "skipped");
+    free(out);
+    int rc = sh(&out,
+                "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --allow-other-device "
+                "--max-regression 500%%",
+                RT_KC, BENCH, path("other.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "ANOTHER DEVICE");
+    free(out);
+}
+
+static void usage_and_errors(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(2, sh(&out, "%s bench", RT_KC));
+    ASSERT_CONTAINS(out, "give a bundle");
+    free(out);
+    assert_int_equal(2, sh(&out, "%s bench %s --repeat 2", RT_KC, BENCH));
+    ASSERT_CONTAINS(out, "--repeat takes");
+    free(out);
+    assert_int_equal(2, sh(&out, "%s bench %s --max-regression lots", RT_KC, BENCH));
+    free(out);
+    assert_int_equal(1, sh(&out, "%s bench %s --kernel nope", RT_KC, BENCH));
+    ASSERT_CONTAINS(out, "has no kernel 'nope'");
+    free(out);
+    /* a shape naming what the kernel does not have: that benchmark fails */
+    assert_int_equal(1, sh(&out, "%s bench %s --kernel saxpy --shape m=5 --repeat 5 --quiet", RT_KC, BENCH));
+    ASSERT_CONTAINS(out, "names 'm', which is not a scalar of saxpy");
+    free(out);
+    assert_int_equal(
+        1, sh(&out, "%s bench %s --kernel conv1d --shape ch=4,t_out=64 --repeat 5 --quiet", RT_KC, BENCH));
+    ASSERT_CONTAINS(out, "no value for the integer scalar 'ks'");
+    free(out);
+    assert_int_equal(1, sh(&out, "%s bench %s --baseline %s/nothing.json", RT_KC, BENCH, dir));
+    ASSERT_CONTAINS(out, "baseline:");
+    free(out);
+}
+
+static void shapes_and_calibration(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = sh(&out, "%s bench --calibrate --peaks %s", RT_KC, path("peaks.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "GB/s");
+    ASSERT_CONTAINS(out, "GFLOP/s");
+    free(out);
+    json_t *p = load(path("peaks.json"));
+    json_t *mine = json_object_get(json_object_get(p, "devices"), kcrt_device_info_get(rt_ctx)->key);
+    assert_non_null(mine);
+    assert_true(json_real_value(json_object_get(mine, "gb_per_s")) > 0);
+    json_decref(p);
+    /* two shapes of --shape, and the roofline column from the peaks */
+    rc = sh(
+        &out,
+        "%s bench %s --kernel saxpy --shape n=4096 --shape n=65536 --repeat 5 --quiet --peaks %s --json %s",
+        RT_KC, BENCH, path("peaks.json"), path("s.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "% memory");
+    ASSERT_CONTAINS(out, "measured");
+    free(out);
+    json_t *r = load(path("s.json"));
+    assert_string_equal("n=4096", json_string_value(json_object_get(benchmark(r, 0), "shape")));
+    assert_string_equal("n=65536", json_string_value(json_object_get(benchmark(r, 1), "shape")));
+    assert_true(json_real_value(json_object_get(benchmark(r, 1), "roofline")) > 0);
+    json_decref(r);
+}
+
+int main(void)
+{
+    int rc = rt_open_or_skip("test_bench_run");
+    if (rc)
+        return rc;
+    if (!mkdtemp(dir))
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reports),
+        cmocka_unit_test(record),
+        cmocka_unit_test(identical_rerun),
+        cmocka_unit_test(slowed_is_caught),
+        cmocka_unit_test(other_device),
+        cmocka_unit_test(usage_and_errors),
+        cmocka_unit_test(shapes_and_calibration),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        failed = 1;
+    return rt_close_all(failed);
+}
