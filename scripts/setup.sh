@@ -12,6 +12,8 @@ packages=(
   libsqlite3-dev sqlite3                           # bundles and the tuning cache
   libyaml-dev libjansson-dev zlib1g-dev            # kc.yaml, replay files
   libcmocka-dev python3 python3-numpy              # tests and their references
+  python3-scipy libxml2-utils                      # kc bench's tests: U-test values, xmllint
+  stress-ng                                        # bench/noise.sh loads the machine
 )
 
 missing=()

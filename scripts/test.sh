@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds kc and runs every test: the normal build, then the sanitizer build
-# (address + undefined), then a bounded fuzz run of the front end.
+# Builds kc and runs every test: the normal build and its benchmark check
+# against the committed baseline, then the sanitizer build (address +
+# undefined), then a bounded fuzz run of the front end.
 # This is the README's test command and what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j "$jobs"
 step "tests"
 (cd build && ctest --output-on-failure -j "$jobs")
+step "benchmarks against the committed lavapipe baseline (bench/ci.sh; docs/benchmarks.md)"
+bench/ci.sh build
 
 step "build with -fsanitize=address,undefined"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKC_SANITIZE=ON >/dev/null

@@ -96,7 +96,7 @@ typedef struct kc_bench_peaks {
     double gflop_per_s; /* FMA throughput, 10^9 flops per second (an FMA is 2) */
     char source[32];    /* "measured" (kc bench --calibrate) or "datasheet" */
     char when[32];      /* measured: UTC time, ISO 8601 */
-    char detail[160];   /* the variants and sizes that gave them */
+    char detail[320];   /* the variants and sizes that gave them */
 } kc_bench_peaks;
 
 /* $XDG_CACHE_HOME/kc/peaks.json (beside the tuning cache); NULL with err. */

@@ -10,7 +10,9 @@
  */
 #include "spv_private.h"
 
+#ifdef KC_HAVE_SPIRV_TOOLS
 #include <spirv-tools/libspirv.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +396,7 @@ static uint32_t *assemble(spv *S, uint32_t fn, size_t *nwords)
     return out.w;
 }
 
+#ifdef KC_HAVE_SPIRV_TOOLS
 static spv_target_env env_for(int minor)
 {
     return minor >= 5 ? SPV_ENV_VULKAN_1_2 : minor == 4 ? SPV_ENV_VULKAN_1_1_SPIRV_1_4 : SPV_ENV_VULKAN_1_1;
@@ -439,6 +442,22 @@ char *kc_spv_disassemble(const uint32_t *words, size_t nwords, char *err, size_t
     spvContextDestroy(ctx);
     return out;
 }
+#else
+/* A kc built without SPIRV-Tools (-DKC_WITH_SPIRV_TOOLS=OFF): no validation, no disassembly. */
+char *kc_spv_validate(const uint32_t *words, size_t nwords, int spirv_minor)
+{
+    (void)words, (void)nwords, (void)spirv_minor;
+    return NULL;
+}
+
+char *kc_spv_disassemble(const uint32_t *words, size_t nwords, char *err, size_t errlen)
+{
+    (void)words, (void)nwords;
+    if (err)
+        snprintf(err, errlen, "this kc was built without SPIRV-Tools (-DKC_WITH_SPIRV_TOOLS=OFF): no disassembly");
+    return NULL;
+}
+#endif
 
 static void free_sections(spv *S)
 {
