@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""torch_compare.py — the same operations as kc bench measured, through
+PyTorch, at the same shapes; one table of kc / PyTorch time ratios.
+
+    python3 bench/torch_compare.py --kc vulkan=kc_vulkan.json [--kc cuda=kc_cuda.json]
+                                   [--repeat 50] [--markdown FILE] [--json FILE]
+
+Each --kc file is a `kc bench --json` result; its benchmarks (kernel,
+shape, median time per launch) say what to run. PyTorch runs each one on
+the GPU (cuBLAS torch.matmul and torch.mv, cuDNN conv1d and
+conv_transpose1d, torch.softmax, layer_norm), timed like kc: CUDA events
+around each call after a warm-up, the median of --repeat calls. FP32 on
+both sides: TF32 is turned off for cuBLAS and cuDNN (kc's kernels do FP32
+multiply-adds); cudnn.benchmark picks cuDNN's fastest algorithm.
+
+Scalars kc bench does not take from the shape are set as kc bench sets
+them: bools false (no bias in gemm and gemv), floats 1.0 (conv1d's slope
+1.0 is no activation, gemm's alpha is unused unless act is 3, layernorm's
+eps 1.0). A kernel this script does not know is listed without a PyTorch
+time. A ratio above 1 means kc is slower.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+def parse_shape(text):
+    out = {}
+    for item in text.split(","):
+        k, v = item.split("=")
+        out[k] = int(v) if v.lstrip("-").isdigit() else float(v)
+    return out
+
+
+def ops(torch, dev):
+    """kernel name -> (shape -> (description, callable)); inputs are made once."""
+    F = torch.nn.functional
+
+    def rnd(*shape):
+        return torch.rand(*shape, device=dev, dtype=torch.float32) * 2 - 1
+
+    def saxpy(s):
+        x, y = rnd(s["n"]), rnd(s["n"])
+        return "torch.add(y, x, alpha=1, out=y)", lambda: torch.add(y, x, alpha=1.0, out=y)
+
+    def gemm(s):
+        a, b = rnd(s["M"], s["K"]), rnd(s["K"], s["N"])
+        c = torch.empty(s["M"], s["N"], device=dev)
+        act = s.get("act", 0)
+        post = {1: ("relu_", lambda: c.relu_()), 2: ("gelu tanh", lambda: F.gelu(c, approximate="tanh")),
+                3: ("leaky_relu 1.0", lambda: F.leaky_relu(c, 1.0))}.get(act)
+
+        def run():
+            torch.matmul(a, b, out=c)
+            if post:
+                post[1]()
+        return "torch.matmul" + (" + " + post[0] if post else ""), run
+
+    def matmul(s):  # bench/kernels' matmul(m, n, k)
+        a, b = rnd(s["m"], s["k"]), rnd(s["k"], s["n"])
+        c = torch.empty(s["m"], s["n"], device=dev)
+        return "torch.matmul", lambda: torch.matmul(a, b, out=c)
+
+    def gemv(s):
+        w, x = rnd(s["N"], s["K"]), rnd(s["K"])
+        y = torch.empty(s["N"], device=dev)
+        return "torch.mv", lambda: torch.mv(w, x, out=y)
+
+    def softmax(s):
+        x = rnd(s["rows"], s["n"])
+        return "torch.softmax(dim=-1)", lambda: torch.softmax(x, dim=-1)
+
+    def layernorm(s):
+        x, g, b = rnd(s["rows"], s["n"]), rnd(s["n"]), rnd(s["n"])
+        return "F.layer_norm", lambda: F.layer_norm(x, (s["n"],), g, b, eps=1.0)
+
+    def conv1d(s):
+        if "ch" in s:  # bench/kernels' depthwise conv1d(ch, t_out, ks), "valid"
+            x, w = rnd(1, s["ch"], s["t_out"] + s["ks"] - 1), rnd(s["ch"], 1, s["ks"])
+            return "F.conv1d groups=ch", lambda: F.conv1d(x, w, groups=s["ch"])
+        x, w, b = rnd(1, s["cin"], s["t_in"]), rnd(s["cout"], s["cin"], s["ks"]), rnd(s["cout"])
+        return "F.conv1d", lambda: F.conv1d(x, w, b, padding=s["pad"], dilation=s["dil"])
+
+    def conv_transpose1d(s):
+        x, w, b = rnd(1, s["cin"], s["t_in"]), rnd(s["cin"], s["cout"], s["ks"]), rnd(s["cout"])
+        return "F.conv_transpose1d", lambda: F.conv_transpose1d(
+            x, w, b, stride=s["stride"], padding=s["pad"], output_padding=s["out_pad"])
+
+    return {"saxpy": saxpy, "gemm": gemm, "matmul": matmul, "gemv": gemv, "softmax": softmax,
+            "layernorm": layernorm, "conv1d": conv1d, "conv_transpose1d": conv_transpose1d}
+
+
+def time_ms(torch, fn, repeat, dev):
+    for _ in range(10):
+        fn()
+    times = []
+    if dev == "cpu":  # only for checking this script where there is no GPU
+        import time
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times)
+    torch.cuda.synchronize()
+    for _ in range(repeat):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    return f"{ns / 1e3:.1f} us" if ns < 1e6 else f"{ns / 1e6:.2f} ms"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kc", action="append", required=True, metavar="LABEL=FILE",
+                    help="a kc bench --json result and its column's label (vulkan, cuda)")
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--markdown", metavar="FILE")
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                    help="cpu only checks this script on a machine without a GPU (no comparison to speak of)")
+    args = ap.parse_args()
+
+    columns = []
+    for item in args.kc:
+        label, _, path = item.partition("=")
+        with open(path) as f:
+            columns.append((label, json.load(f)))
+    rows = {}  # (kernel, shape) -> {label: ns}
+    for label, run in columns:
+        for b in run["benchmarks"]:
+            if "median_ns" in b and b["median_ns"]:
+                rows.setdefault((b["kernel"], b["shape"]), {})[label] = b["median_ns"]
+
+    try:
+        import torch
+    except ImportError:
+        print("torch_compare: PyTorch is not installed (pip install torch); kc's times only", file=sys.stderr)
+        torch = None
+    if torch is not None and args.device == "cuda" and not torch.cuda.is_available():
+        print("torch_compare: PyTorch sees no CUDA device; kc's times only", file=sys.stderr)
+        torch = None
+    table, known = [], ops(torch, args.device) if torch else {}
+    if torch:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = True
+    for (kernel, shape), kc in rows.items():
+        desc, ns = "-", None
+        if kernel in known:
+            desc, fn = known[kernel](parse_shape(shape))
+            with torch.no_grad():
+                ns = time_ms(torch, fn, args.repeat, args.device) * 1e6
+        table.append({"kernel": kernel, "shape": shape, "torch_op": desc, "torch_ns": ns,
+                      **{f"kc_{label}_ns": kc.get(label) for label, _ in columns},
+                      **{f"{label}_over_torch": (kc[label] / ns if ns and kc.get(label) else None)
+                         for label, _ in columns}})
+
+    labels = [label for label, _ in columns]
+    head = ["kernel", "shape"] + [f"kc {l}" for l in labels] + ["PyTorch", "PyTorch op"] + [f"{l} / PyTorch" for l in labels]
+    lines = []
+    for r in table:
+        ratio = [f'{r[f"{l}_over_torch"]:.2f}' if r[f"{l}_over_torch"] else "-" for l in labels]
+        lines.append([r["kernel"], r["shape"]] + [fmt_ns(r[f"kc_{l}_ns"]) for l in labels]
+                     + [fmt_ns(r["torch_ns"]), r["torch_op"]] + ratio)
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
+    for row in [head] + lines:
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+    device = columns[0][1].get("device", {}).get("name", "?")
+    about = (f"kc on {device}; PyTorch {torch.__version__} on {args.device}, CUDA {torch.version.cuda}, "
+             f"cuDNN {torch.backends.cudnn.version()}; FP32, TF32 off; median of {args.repeat}; "
+             "ratio > 1: kc slower") if torch else f"kc on {device}; no PyTorch on CUDA here"
+    print(about)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(f"| {' | '.join(head)} |\n|{'---|' * len(head)}\n")
+            for row in lines:
+                f.write(f"| {' | '.join(str(x).replace('|', chr(92) + '|') for x in row)} |\n")
+            f.write(f"\n{about}\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"about": about, "rows": table}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
