@@ -13,11 +13,12 @@ around each call after a warm-up, the median of --repeat calls. FP32 on
 both sides: TF32 is turned off for cuBLAS and cuDNN (kc's kernels do FP32
 multiply-adds); cudnn.benchmark picks cuDNN's fastest algorithm.
 
-Scalars kc bench does not take from the shape are set as kc bench sets
-them: bools false (no bias in gemm and gemv), floats 1.0 (conv1d's slope
-1.0 is no activation, gemm's alpha is unused unless act is 3, layernorm's
-eps 1.0). A kernel this script does not know is listed without a PyTorch
-time. A ratio above 1 means kc is slower.
+Scalars kc bench does not take from the shape are set as kc bench (and
+kc tune) set them, and PyTorch does the same work: bools true (gemm and
+gemv add their bias), floats 0.75 (saxpy's a; conv1d's slope: a leaky ReLU
+after the convolution; gemm's alpha, the leaky slope of act 3; layernorm's
+eps). A kernel this script does not know is listed without a PyTorch time.
+A ratio above 1 means kc is slower.
 """
 import argparse
 import json
@@ -33,39 +34,43 @@ def parse_shape(text):
     return out
 
 
+FLOAT_SCALAR = 0.75  # kc bench's and kc tune's value for a float scalar the shape does not give
+
+
 def ops(torch, dev):
     """kernel name -> (shape -> (description, callable)); inputs are made once."""
     F = torch.nn.functional
+    f = FLOAT_SCALAR
 
     def rnd(*shape):
         return torch.rand(*shape, device=dev, dtype=torch.float32) * 2 - 1
 
-    def saxpy(s):
+    def saxpy(s):  # y = a x + y
         x, y = rnd(s["n"]), rnd(s["n"])
-        return "torch.add(y, x, alpha=1, out=y)", lambda: torch.add(y, x, alpha=1.0, out=y)
+        return "torch.add(y, x, alpha=a, out=y)", lambda: torch.add(y, x, alpha=f, out=y)
 
-    def gemm(s):
-        a, b = rnd(s["M"], s["K"]), rnd(s["K"], s["N"])
+    def gemm(s):  # has_bias true: C = act(A B + bias)
+        a, b, bias = rnd(s["M"], s["K"]), rnd(s["K"], s["N"]), rnd(s["N"])
         c = torch.empty(s["M"], s["N"], device=dev)
         act = s.get("act", 0)
         post = {1: ("relu_", lambda: c.relu_()), 2: ("gelu tanh", lambda: F.gelu(c, approximate="tanh")),
-                3: ("leaky_relu 1.0", lambda: F.leaky_relu(c, 1.0))}.get(act)
+                3: ("leaky_relu", lambda: F.leaky_relu(c, f, inplace=True))}.get(act)
 
         def run():
-            torch.matmul(a, b, out=c)
+            torch.addmm(bias, a, b, out=c)
             if post:
                 post[1]()
-        return "torch.matmul" + (" + " + post[0] if post else ""), run
+        return "torch.addmm" + (" + " + post[0] if post else ""), run
 
     def matmul(s):  # bench/kernels' matmul(m, n, k)
         a, b = rnd(s["m"], s["k"]), rnd(s["k"], s["n"])
         c = torch.empty(s["m"], s["n"], device=dev)
         return "torch.matmul", lambda: torch.matmul(a, b, out=c)
 
-    def gemv(s):
-        w, x = rnd(s["N"], s["K"]), rnd(s["K"])
+    def gemv(s):  # has_bias true: y = W x + bias
+        w, x, bias = rnd(s["N"], s["K"]), rnd(s["K"]), rnd(s["N"])
         y = torch.empty(s["N"], device=dev)
-        return "torch.mv", lambda: torch.mv(w, x, out=y)
+        return "torch.addmv", lambda: torch.addmv(bias, w, x, out=y)
 
     def softmax(s):
         x = rnd(s["rows"], s["n"])
@@ -73,14 +78,15 @@ def ops(torch, dev):
 
     def layernorm(s):
         x, g, b = rnd(s["rows"], s["n"]), rnd(s["n"]), rnd(s["n"])
-        return "F.layer_norm", lambda: F.layer_norm(x, (s["n"],), g, b, eps=1.0)
+        return "F.layer_norm", lambda: F.layer_norm(x, (s["n"],), g, b, eps=f)
 
     def conv1d(s):
         if "ch" in s:  # bench/kernels' depthwise conv1d(ch, t_out, ks), "valid"
             x, w = rnd(1, s["ch"], s["t_out"] + s["ks"] - 1), rnd(s["ch"], 1, s["ks"])
             return "F.conv1d groups=ch", lambda: F.conv1d(x, w, groups=s["ch"])
         x, w, b = rnd(1, s["cin"], s["t_in"]), rnd(s["cout"], s["cin"], s["ks"]), rnd(s["cout"])
-        return "F.conv1d", lambda: F.conv1d(x, w, b, padding=s["pad"], dilation=s["dil"])
+        return "F.conv1d + leaky_relu", lambda: F.leaky_relu(
+            F.conv1d(x, w, b, padding=s["pad"], dilation=s["dil"]), f, inplace=True)
 
     def conv_transpose1d(s):
         x, w, b = rnd(1, s["cin"], s["t_in"]), rnd(s["cin"], s["cout"], s["ks"]), rnd(s["cout"])

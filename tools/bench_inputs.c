@@ -3,9 +3,10 @@
  *
  * A shape names integer scalars ("n=4096,ks=3", kc.yaml's shapes: or
  * --shape); every integer scalar of the kernel must have a value there,
- * since it sizes the problem. A bool the shape does not name is false and
- * a float or half 1.0 (--shape may name them too): they select behaviour
- * (a bias, an activation's slope), and kc.yaml has no place for them yet.
+ * since it sizes the problem. A bool the shape does not name is true and
+ * a float or half 0.75 (--shape may name them too), as kc tune sets them
+ * (tuner/device/workload.c: the branch with more work, no identity), so
+ * that kc bench measures the workload the tuned choice was made for.
  * Buffers are sized from their declared extents and filled as kc run
  * fills them (kcrt_fill), from a fixed seed.
  */
@@ -13,6 +14,8 @@
 #include "kcrt_internal.h"
 
 #include <errno.h>
+
+#define KC_BENCH_FLOAT_SCALAR 0.75f /* kc tune's TD_FLOAT_SCALAR */
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +81,7 @@ static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *ou
 {
     char buf[64];
     const char *text = shape_value(shape, p->name, buf, sizeof(buf));
-    long long v = 0;
+    long long v = 1; /* a bool not named: true */
     bool is_int = p->type == KCRT_TYPE_INT || p->type == KCRT_TYPE_UINT;
     if (!text && is_int) {
         snprintf(
@@ -101,7 +104,7 @@ static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *ou
         return true;
     }
     char *end;
-    float f = text ? strtof(text, &end) : 1.0f;
+    float f = text ? strtof(text, &end) : KC_BENCH_FLOAT_SCALAR;
     if (text && (!*text || *end)) {
         snprintf(err, errlen, "%s is a %s: '%s' is not a number", p->name, p->type_name, text);
         return false;
