@@ -1,5 +1,7 @@
 #!/bin/sh
-# noise.sh BUILD [RUNS] — the figures of docs/benchmarks.md: how often the
+# noise.sh BUILD [RUNS [kc bench options...]] — the figures of
+# docs/benchmarks.md (options go to bench/ci.sh, after its own, so
+# `--max-regression 25%` makes the check stricter): how often the
 # CI check (bench/ci.sh, unchanged tree) cries wolf, idle and while other
 # processes load the machine, and whether it catches a deliberately slowed
 # kernel (bench/slowed: conv1d doing its arithmetic twice).
@@ -14,8 +16,10 @@
 # BUILD/bench/noise/ keeps every check's JSON. Exit status 0 when the
 # unchanged tree never failed and the slowed kernel was always caught.
 set -eu
-build=${1:?usage: bench/noise.sh BUILD_DIR [RUNS]}
+build=${1:?usage: bench/noise.sh BUILD_DIR [RUNS [kc bench options...]]}
 runs=${2:-10}
+shift $(($# < 2 ? $# : 2))
+extra=$* # options for ci.sh (no spaces inside one)
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/bench/noise
 mkdir -p "$out"
@@ -51,7 +55,7 @@ check() { # $1: condition, $2: run, $3: bundle
     json=$out/$1-$2.json
     t0=$(date +%s.%N)
     set +e
-    KC_BENCH_BUNDLE=$3 "$here/ci.sh" "$build" --quiet --json "$json" >"$out/$1-$2.txt" 2>&1
+    KC_BENCH_BUNDLE=$3 "$here/ci.sh" "$build" --quiet --json "$json" $extra >"$out/$1-$2.txt" 2>&1
     rc=$?
     set -e
     t1=$(date +%s.%N)

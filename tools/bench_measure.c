@@ -15,14 +15,17 @@
  * Ki is one submission of p launches of the kernel, Ri one of q launches
  * of the reference kernel; each round's sample is the ratio
  *
- *     median(Ki) / sqrt(median(R(i-1)) · median(Ri)),
+ *     mean(Ki) / sqrt(mean(R(i-1)) · mean(Ri)),
  *
  * the kernel against the reference measured just before and just after
  * it, so that a change in the machine's speed between rounds (another
  * process, a clock change) cancels to first order. p and q are chosen so
- * that each submission lasts about a millisecond (at least 3 launches, at
- * most 25), and fewer rounds and launches are taken when one benchmark
- * would otherwise take longer than its time budget.
+ * that each submission lasts about 50 ms (at least 3 launches, at most
+ * 200): long enough to average over many of a busy CPU's scheduler slices
+ * (on lavapipe, 10 ms windows let a loaded machine move the ratios by
+ * 30-50%, 50 ms ones by 13%), short on a GPU. Fewer rounds and launches
+ * are taken when one benchmark would otherwise take longer than its time
+ * budget. The reference kernel is sized per benchmark (ref_match).
  */
 #include "kc_bench.h"
 #include "kc_build.h"
@@ -36,7 +39,7 @@
 #include <unistd.h>
 
 enum { MIN_PER = 3, MAX_PER = 200, MIN_ROUNDS = 5 };
-#define ROUND_NS 10e6                /* a submission's target length */
+#define ROUND_NS 50e6                /* a submission's target length */
 #define REF_MAX_N ((int64_t)1 << 22) /* float4s: 64 MiB per buffer */
 
 struct kc_bench_ref {

@@ -153,9 +153,9 @@ typedef struct kc_bench_result {
     int rounds, per_round; /* ratio samples, and timed launches in each */
     double *times;         /* every timed launch of the kernel, ns: rounds x per_round */
     int ntimes;
-    double *ref;    /* the reference kernel's median per bracket: rounds + 1 */
-    double *ratios; /* per round: the kernel's median / the geometric mean of the
-                       reference medians just before and just after */
+    double *ref;    /* the reference kernel's mean launch per submission: rounds + 1 */
+    double *ratios; /* per round: the kernel's mean launch / the geometric mean of
+                       the reference's just before and just after */
     kc_bench_stats time, ratio, ref_time;
     double bytes, flops;                    /* per launch; -1 when kc.yaml does not say */
     double gb_per_s, gflop_per_s, roofline; /* -1 when unknown */

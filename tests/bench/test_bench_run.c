@@ -133,7 +133,7 @@ static void identical_rerun(void **state)
     char *out;
     int rc = sh(&out,
                 "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --baseline %s "
-                "--max-regression 25%% --json %s",
+                "--max-regression 30%% --json %s",
                 RT_KC, BENCH, path("base.json"), path("again.json"));
     if (rc != 0)
         fail_msg("a false alarm on an identical re-run (exit %d):\n%s", rc, out);
@@ -155,7 +155,7 @@ static void slowed_is_caught(void **state)
     (void)state;
     char *out;
     int rc =
-        sh(&out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 25%% --junit %s --json %s",
+        sh(&out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 30%% --junit %s --json %s",
            RT_KC, SLOWED, path("base.json"), path("slow.xml"), path("slow.json"));
     if (rc != 1)
         fail_msg("the slowed conv1d was not caught (exit %d):\n%s", rc, out);
@@ -167,7 +167,7 @@ static void slowed_is_caught(void **state)
     json_t *r = load(path("slow.json"));
     json_t *cmp = json_object_get(benchmark(r, 0), "comparison");
     /* twice the arithmetic; less in a sanitizer build, whose lavapipe has a larger fixed cost per launch */
-    assert_true(json_real_value(json_object_get(cmp, "change")) > 0.25);
+    assert_true(json_real_value(json_object_get(cmp, "change")) > 0.3);
     assert_true(json_real_value(json_object_get(cmp, "p_value")) < 0.01);
     assert_true(json_is_true(json_object_get(cmp, "remeasured")));
     json_decref(r);
