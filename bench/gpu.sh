@@ -6,8 +6,8 @@
 # kc / PyTorch time ratios (bench/torch_compare.py). docs/benchmarks.md,
 # "On an NVIDIA GPU", tells the whole story.
 #
-#   bench/gpu.sh [--out DIR] [--package DIR | --bundle FILE] [--tune N]
-#                [--repeat N] [--deps DIR] [--fetch-only]
+#   bench/gpu.sh [--out DIR] [--package DIR | --bundle FILE [--calibration-bundle FILE]]
+#                [--tune N] [--repeat N] [--deps DIR] [--fetch-only]
 #
 #   --out DIR       where everything goes (default: build-gpu)
 #   --package DIR   the kernel package to build and measure (default: kernels/,
@@ -15,6 +15,9 @@
 #   --bundle FILE   measure this bundle instead (e.g. one built elsewhere with
 #                   `kc build kernels -t spirv -t sm_90`: the slim kc has no LLVM,
 #                   so it cannot make CUDA variants itself)
+#   --calibration-bundle FILE  kc bench's calibration kernels for CUDA, built
+#                   elsewhere too (`kc build bench/calibrate --all-variants -t sm_90`);
+#                   without it there is no CUDA column
 #   --tune N        `kc tune` each kernel with a budget of N variants first, so that
 #                   kc bench measures the tuned choice (default: 0, the defaults)
 #   --repeat N      kc bench rounds (default 15) and PyTorch repeats (x4)
@@ -39,6 +42,7 @@ root=$(cd "$here/.." && pwd)
 out=$root/build-gpu
 package=$root/kernels
 bundle=""
+calib=""
 tune=0
 repeat=15
 deps_src=""
@@ -48,11 +52,12 @@ while [ $# -gt 0 ]; do
     --out) out=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
     --package) package=$(cd "$2" && pwd); shift 2 ;;
     --bundle) bundle=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    --calibration-bundle) calib=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --tune) tune=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --deps) deps_src=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
     --fetch-only) fetch_only=1; shift ;;
-    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "gpu.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -212,12 +217,19 @@ kc=$out/kc/tools/kc
 
 say "devices"
 "$kc" devices | tee "$out/devices.txt"
-# the NVIDIA device of the Vulkan backend (its index), else the best one
-device=$("$kc" devices --json | python3 -c '
+# the NVIDIA device among a backend's devices (its index there, which is what
+# --device means with KCRT_BACKEND set), else -1: the backend's best
+nvidia_index() {
+    "$kc" devices --backend "$1" --json 2>/dev/null | python3 -c '
 import json, sys
-ds = json.load(sys.stdin)
-nv = [d for d in ds if d["vendor"] == "nvidia" and d["backend"] == "vulkan"]
-print(nv[0]["index"] if nv else -1)')
+try:
+    ds = json.load(sys.stdin)
+except ValueError:
+    ds = []
+nv = [d for d in ds if d["vendor"] == "nvidia"]
+print(nv[0]["index"] if nv else -1)'
+}
+device=$(nvidia_index vulkan)
 [ "$device" = -1 ] && echo "gpu.sh: warning: no NVIDIA device through Vulkan; measuring the best device there is" >&2
 
 if [ -z "$bundle" ]; then
@@ -227,7 +239,7 @@ if [ -z "$bundle" ]; then
 fi
 if [ "$tune" != 0 ]; then
     say "kc tune (budget $tune per kernel)"
-    KCRT_BACKEND=vulkan "$kc" tune "$bundle" --device "$device" --budget "$tune"
+    KCRT_BACKEND=vulkan "$kc" tune "$bundle" --device "$device" --budget "$tune" --backend vulkan
 fi
 
 say "peaks of this device (kc bench --calibrate)"
@@ -238,19 +250,25 @@ KCRT_BACKEND=vulkan "$kc" bench "$bundle" --device "$device" --repeat "$repeat" 
     --json "$out/kc_vulkan.json" --markdown "$out/kc_vulkan.md" | tee "$out/kc_vulkan.txt"
 columns=(--kc "vulkan=$out/kc_vulkan.json")
 
-# CUDA: when this libkcrt has the backend (kc devices --backend cuda) and the
-# bundle has variants for it (sm_XX, which needs kc with LLVM to build).
+# CUDA: when libkcrt finds the NVIDIA driver (kc devices --backend cuda), the
+# bundle has variants for it (sm_NN: built by a kc with LLVM) and so do kc
+# bench's calibration kernels (--calibration-bundle, likewise).
 if "$kc" devices --backend cuda >/dev/null 2>&1; then
-    if "$kc" info "$bundle" | grep 'sm_[0-9]' >/dev/null; then
-        say "kc bench through CUDA"
-        KCRT_BACKEND=cuda "$kc" bench "$bundle" --repeat "$repeat" --json "$out/kc_cuda.json" | tee "$out/kc_cuda.txt"
-        columns+=(--kc "cuda=$out/kc_cuda.json")
+    if ! "$kc" info "$bundle" | grep 'sm_[0-9]' >/dev/null; then
+        echo "gpu.sh: no CUDA column: $bundle has no sm_NN variants; build it where kc has LLVM" \
+            "(kc build $package -t spirv -t sm_90) and give --bundle" >&2
+    elif [ -z "$calib" ]; then
+        echo "gpu.sh: no CUDA column: this kc has no LLVM to compile its calibration kernels for CUDA;" \
+            "build them where kc has it (kc build bench/calibrate --all-variants -t sm_90 -o calibrate.kcb)" \
+            "and give --calibration-bundle" >&2
     else
-        echo "gpu.sh: the CUDA backend is here but $bundle has no sm_XX variants: build it with" \
-            "\`kc build $package -t spirv -t sm_90\` on a machine whose kc has LLVM, and give --bundle" >&2
+        say "kc bench through CUDA"
+        KCRT_BACKEND=cuda "$kc" bench "$bundle" --device "$(nvidia_index cuda)" --repeat "$repeat" \
+            --calibration-bundle "$calib" --json "$out/kc_cuda.json" | tee "$out/kc_cuda.txt"
+        columns+=(--kc "cuda=$out/kc_cuda.json")
     fi
 else
-    echo "gpu.sh: this libkcrt has no CUDA backend (yet): Vulkan only" >&2
+    echo "gpu.sh: libkcrt finds no CUDA device (no libcuda.so.1, or no GPU): Vulkan only" >&2
 fi
 
 say "the same operations through PyTorch; kc / PyTorch"

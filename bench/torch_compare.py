@@ -181,10 +181,10 @@ def main():
     widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
     for row in [head] + lines:
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
-    device = columns[0][1].get("device", {}).get("name", "?")
-    about = (f"kc on {device}; PyTorch {torch.__version__} on {args.device}, CUDA {torch.version.cuda}, "
+    devices = "; ".join(f'kc {label} on {run.get("device", {}).get("name", "?")}' for label, run in columns)
+    about = (f"{devices}; PyTorch {torch.__version__} on {args.device}, CUDA {torch.version.cuda}, "
              f"cuDNN {torch.backends.cudnn.version()}; FP32, TF32 off; median of {args.repeat}; "
-             "ratio > 1: kc slower") if torch else f"kc on {device}; no PyTorch on CUDA here"
+             "ratio > 1: kc slower") if torch else f"{devices}; no PyTorch on CUDA here"
     print(about)
     if args.markdown:
         with open(args.markdown, "w") as f:

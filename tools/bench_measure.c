@@ -60,9 +60,23 @@ static double now_seconds(void)
 /* ---- the calibration bundle ------------------------------------------------------ */
 
 /* Writes the built-in sources to a fresh directory, builds every variant
- * into dir/calibrate.kcb and loads it; the directory is removed again. */
+ * for this device's target (spirv on Vulkan, gfxNNNN on HIP, sm_NN on CUDA:
+ * the last two need a kc with LLVM) into dir/calibrate.kcb and loads it;
+ * the directory is removed again. */
 static kcrt_bundle *build_calibration(kcrt_context *ctx, char *err, size_t errlen)
 {
+    const char *target = kcrt_device_info_get(ctx)->target;
+    if (!*target)
+        target = "spirv";
+    if (!kc_target_find(target)) {
+        snprintf(
+            err, errlen,
+            "this kc cannot compile its calibration kernels for %s (%s): it was built without LLVM; build "
+            "them where kc has it (kc build bench/calibrate --all-variants -t %s -o calibrate.kcb) and give "
+            "--calibration-bundle calibrate.kcb",
+            target, kcrt_device_info_get(ctx)->name, target);
+        return NULL;
+    }
     const char *tmp = getenv("TMPDIR");
     char dir[512], path[600], kcb[600];
     snprintf(dir, sizeof(dir), "%s/kc-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -78,8 +92,14 @@ static kcrt_bundle *build_calibration(kcrt_context *ctx, char *err, size_t errle
     }
     snprintf(kcb, sizeof(kcb), "%s/calibrate.kcb", dir);
     const char *inputs[] = {dir};
-    kc_build_options o = {
-        .inputs = inputs, .ninputs = 1, .all_variants = true, .output = kcb, .log = stderr, .quiet = true};
+    kc_build_options o = {.inputs = inputs,
+                          .ninputs = 1,
+                          .targets = &target,
+                          .ntargets = 1,
+                          .all_variants = true,
+                          .output = kcb,
+                          .log = stderr,
+                          .quiet = true};
     kcrt_bundle *b = NULL;
     if (!ok)
         snprintf(err, errlen, "cannot write the calibration kernels to %s: %s", dir, strerror(errno));
@@ -235,7 +255,7 @@ static bool ref_match(kc_bench_ref *r, double bytes, double t_k, char *shape, si
     return true;
 }
 
-kc_bench_ref *kc_bench_ref_open(kcrt_context *ctx, char *err, size_t errlen)
+kc_bench_ref *kc_bench_ref_open(kcrt_context *ctx, const char *bundle, char *err, size_t errlen)
 {
     kc_bench_ref *r = calloc(1, sizeof(*r));
     if (!r) {
@@ -244,7 +264,13 @@ kc_bench_ref *kc_bench_ref_open(kcrt_context *ctx, char *err, size_t errlen)
     }
     r->ctx = ctx;
     r->max_n = max_float4s(ctx) < REF_MAX_N ? max_float4s(ctx) : REF_MAX_N;
-    bool ok = (r->bundle = build_calibration(ctx, err, errlen)) != NULL;
+    bool ok;
+    if (bundle) {
+        ok = kcrt_bundle_load(ctx, bundle, &r->bundle) == KCRT_OK;
+        if (!ok)
+            snprintf(err, errlen, "the calibration bundle: %s", kcrt_error(ctx));
+    } else
+        ok = (r->bundle = build_calibration(ctx, err, errlen)) != NULL;
     if (ok && kcrt_kernel_get_variant(r->bundle, "kc_bench_ref", "", &r->k) != KCRT_OK) {
         snprintf(err, errlen, "the reference kernel: %s", kcrt_error(ctx));
         ok = false;

@@ -36,7 +36,7 @@ typedef struct bench_opts {
     const char *shapes[MAX_LIST];
     int nshapes;
     int device;
-    const char *json, *junit, *markdown, *record, *baseline, *peaks;
+    const char *json, *junit, *markdown, *record, *baseline, *peaks, *calib_bundle;
     double max_regression, alpha;
     bool allow_other, skip_other, calibrate, verbose;
     kc_bench_opts m;
@@ -130,7 +130,8 @@ static int option(bench_opts *o, int k, const char *v)
         return 0;
     case 16: o->m.quiet = true; return 0;
     case 17: o->verbose = true; return 0;
-    default: o->skip_other = true; return 0;
+    case 18: o->skip_other = true; return 0;
+    default: o->calib_bundle = v; return 0;
     }
 }
 
@@ -154,7 +155,8 @@ static int parse_options(int argc, char **argv, bench_opts *o)
                                   {"--seed", true},
                                   {"--quiet", false},
                                   {"--verbose", false},
-                                  {"--skip-other-device", false}};
+                                  {"--skip-other-device", false},
+                                  {"--calibration-bundle", true}};
     kc_args a = {.cmd = "bench", .argc = argc, .argv = argv, .i = 1};
     *o = (bench_opts){.device = -1,
                       .max_regression = 0.10,
@@ -238,6 +240,11 @@ static int open_all(bench_state *st, const bench_opts *o)
     kcrt_options ko = {"auto", o->device};
     if (kcrt_open(&st->ctx, &ko) != KCRT_OK)
         return fail("%s", kcrt_error(st->ctx));
+    /* the benchmarked bundle first: where auto chose HIP or CUDA and the bundle
+     * has only SPIR-V, the context moves to the GPU's Vulkan device now, and the
+     * calibration kernels are then built for where the benchmarks run */
+    if (o->bundle && kcrt_bundle_load(st->ctx, o->bundle, &st->b) != KCRT_OK)
+        return fail("%s", kcrt_error(st->ctx));
     const kcrt_device_info *d = kcrt_device_info_get(st->ctx);
     if (!d->timestamp_valid_bits)
         return fail("'%s' has no timestamps on its compute queue, so kc bench cannot time launches on it",
@@ -245,7 +252,7 @@ static int open_all(bench_state *st, const bench_opts *o)
     int rc = o->baseline ? read_baseline(st, o) : KC_EXIT_OK;
     if (rc)
         return rc;
-    if (!(st->ref = kc_bench_ref_open(st->ctx, err, sizeof(err))))
+    if (!(st->ref = kc_bench_ref_open(st->ctx, o->calib_bundle, err, sizeof(err))))
         return fail("%s", err);
     if (st->have_base && st->base.ref_hash && strcmp(st->base.ref_hash, kc_bench_ref_hash(st->ref)) != 0)
         fprintf(
@@ -448,8 +455,6 @@ static int run(bench_state *st, const bench_opts *o)
         rc = calibrate(st, o);
     if (rc || !o->bundle)
         return rc;
-    if (kcrt_bundle_load(st->ctx, o->bundle, &st->b) != KCRT_OK)
-        return fail("%s", kcrt_error(st->ctx));
     describe_run(st, o);
     if ((rc = plan_run(st, o)))
         return rc;

@@ -223,8 +223,10 @@ typedef struct kc_bench_opts {
 typedef struct kc_bench_ref kc_bench_ref;
 
 /* Compiles kc's calibration kernels (bench/calibrate/, the .kc files, built
- * into kc) and loads them. */
-kc_bench_ref *kc_bench_ref_open(kcrt_context *ctx, char *err, size_t errlen);
+ * into kc) for the device's target and loads them; or, when bundle is not
+ * NULL, loads them from that bundle (built by a kc that has the target's
+ * compiler, for a kc that does not). */
+kc_bench_ref *kc_bench_ref_open(kcrt_context *ctx, const char *bundle, char *err, size_t errlen);
 void kc_bench_ref_close(kc_bench_ref *ref);
 const char *kc_bench_ref_hash(const kc_bench_ref *ref);
 const char *kc_bench_ref_kernel(const kc_bench_ref *ref);
