@@ -232,15 +232,15 @@ static void replay_errors_have_messages_and_statuses(void **state)
         {"--replay " DATA("absent.json"), 1, "cannot open"},
         {"--replay " DATA("../CMakeLists.txt"), 1, "not valid JSON"},
         {"--replay " DATA("small.json") " --strategy magic", 1, "unknown strategy 'magic'"},
-        {"--replay " DATA("small.json") " --budget 0", 1, "at least 1 evaluation"},
+        {"--replay " DATA("small.json") " --budget 0", 2, "takes a number >= 1"},
         {"--replay " DATA("small.json") " --budget-fraction 0", 1, "above 0"},
         {"--replay " DATA("small.json") " --repeat 0", 1, "--repeat"},
-        {"--replay " DATA("small.json") " --budget ten", 2, "needs a number"},
+        {"--replay " DATA("small.json") " --budget ten", 2, "takes a number >= 1"},
         {"--replay " DATA("small.json") " --budget 5 --budget-fraction 0.5", 2, "not both"},
         {"--replay", 2, "needs a value"},
         {"--frobnicate", 2, "unknown option"},
-        {"", 1, "not built yet"},
-        {"rvc.kcb", 1, "needs a bundle"},
+        {"", 2, "give a bundle (kc tune BUNDLE) or --replay FILE"},
+        {"absent.kcb", 1, "cannot open bundle 'absent.kcb'"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         kc_buf out = {0};
