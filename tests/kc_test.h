@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -27,5 +28,44 @@
         if (!h_ || !strstr(h_, n_))                                                                \
             fail_msg("expected to find \"%s\" in:\n%s", n_, h_ ? h_ : "(null)");                  \
     } while (0)
+
+/* Runs a shell command with stderr joined to stdout; returns its exit
+ * status (-1 if a signal ended it) and, in *out (free it) unless out is
+ * NULL, all it wrote. Fails the test if the Vulkan validation layer or a
+ * sanitizer said anything: kc's subprocesses are checked as the test is. */
+static inline int kc_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline int kc_test_sh(char **out, const char *fmt, ...)
+{
+    char cmd[4096], full[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof(full), "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;) {
+        len += got;
+        if (len == cap - 1) {
+            text = realloc(text, cap *= 2);
+            assert_non_null(text);
+        }
+    }
+    text[len] = 0;
+    int status = pclose(p);
+    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) {
+        fprintf(stderr, "%s\n", text);
+        free(text);
+        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
+    }
+    if (out)
+        *out = text;
+    else
+        free(text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 #endif

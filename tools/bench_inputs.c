@@ -11,13 +11,13 @@
  * fills them (kcrt_fill), from a fixed seed.
  */
 #include "kc_bench.h"
+#include "kc_tools.h"
 #include "kcrt_internal.h"
 
-#include <errno.h>
-
-#define KC_BENCH_FLOAT_SCALAR 0.75f /* kc tune's TD_FLOAT_SCALAR */
 #include <stdlib.h>
 #include <string.h>
+
+#define KC_BENCH_FLOAT_SCALAR 0.75f /* kc tune's TD_FLOAT_SCALAR */
 
 /* The value the shape gives name, or NULL. */
 static const char *shape_value(const char *shape, const char *name, char *buf, size_t len)
@@ -66,17 +66,6 @@ static bool check_shape_names(const kcrt_kernel_info *ki, const char *shape, cha
     return true;
 }
 
-static bool parse_long(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 0);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *out, char *err, size_t errlen)
 {
     char buf[64];
@@ -94,7 +83,7 @@ static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *ou
         long long lo = p->type == KCRT_TYPE_INT ? INT32_MIN : 0, hi = p->type == KCRT_TYPE_BOOL  ? 1
                                                                       : p->type == KCRT_TYPE_INT ? INT32_MAX
                                                                                                  : UINT32_MAX;
-        if (text && !parse_long(text, lo, hi, &v)) {
+        if (text && !kc_parse_integer(text, lo, hi, &v)) {
             snprintf(err, errlen, "%s is a %s: '%s' is not one", p->name, p->type_name, text);
             return false;
         }

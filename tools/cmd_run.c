@@ -66,17 +66,6 @@ static int fail(const char *fmt, ...)
 
 /* ---- options ----------------------------------------------------------------------------------- */
 
-static bool parse_int(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 0);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 static int parse_options(int argc, char **argv, run_opts *o)
 {
     static const kc_opt opts[] = {{"--out", true},    {"--variant", true}, {"--repeat", true},
@@ -104,18 +93,18 @@ static int parse_options(int argc, char **argv, run_opts *o)
             break;
         case 1: o->variant = a.value; break;
         case 2:
-            if (!parse_int(a.value, 0, 100000, &v))
+            if (!kc_parse_integer(a.value, 0, 100000, &v))
                 return kc_usage_error("run", "--repeat takes a count from 0 to 100000, not '%s'", a.value);
             o->repeat = (int)v;
             break;
         case 3:
-            if (!parse_int(a.value, -1, 1000, &v))
+            if (!kc_parse_integer(a.value, -1, 1000, &v))
                 return kc_usage_error("run", "--device takes a device index (see kc devices), not '%s'",
                                       a.value);
             o->device = (int)v;
             break;
         case 4:
-            if (!parse_int(a.value, 0, INT64_MAX, &v))
+            if (!kc_parse_integer(a.value, 0, INT64_MAX, &v))
                 return kc_usage_error("run", "--seed takes a number, not '%s'", a.value);
             o->seed = (uint64_t)v;
             break;
@@ -145,12 +134,12 @@ static int parse_scalar(const kcrt_param_info *p, const char *text, kcrt_arg *ou
     char *end;
     switch (p->type) {
     case KCRT_TYPE_INT:
-        if (!parse_int(text, INT32_MIN, INT32_MAX, &v))
+        if (!kc_parse_integer(text, INT32_MIN, INT32_MAX, &v))
             return fail("%s is an int: '%s' is not one", p->name, text);
         *out = KCRT_I32(v);
         return KC_EXIT_OK;
     case KCRT_TYPE_UINT:
-        if (!parse_int(text, 0, UINT32_MAX, &v))
+        if (!kc_parse_integer(text, 0, UINT32_MAX, &v))
             return fail("%s is a uint: '%s' is not one", p->name, text);
         *out = KCRT_U32(v);
         return KC_EXIT_OK;

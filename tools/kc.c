@@ -3,6 +3,7 @@
  */
 #include "kc_tools.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,17 @@ int kc_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\n(see 'kc help %s')\n", cmd);
     va_end(ap);
     return KC_EXIT_USAGE;
+}
+
+bool kc_parse_integer(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
 }
 
 bool kc_parse_amdgpu_cov(const char *value, int *cov)

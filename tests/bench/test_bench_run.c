@@ -17,36 +17,6 @@
 
 static char dir[] = "/tmp/kc_bench_run_XXXXXX";
 
-/* Runs a shell command; returns its exit status and (in *out, free it)
- * what it wrote to stdout and stderr. */
-static int sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *fmt, ...)
-{
-    char cmd[4096], full[4200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof(full), "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, len = 0;
-    char *text = calloc(1, cap);
-    for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
-        len += got;
-    int status = pclose(p);
-    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) {
-        fprintf(stderr, "%s\n", text);
-        free(text);
-        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
-    }
-    if (out)
-        *out = text;
-    else
-        free(text);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static char *path(const char *name)
 {
     static char p[8][512];
@@ -74,7 +44,7 @@ static void reports(void **state)
 {
     (void)state;
     char *out;
-    int rc = sh(
+    int rc = kc_test_sh(
         &out,
         "%s bench %s --kernel saxpy --kernel softmax --repeat 5 --quiet --json %s --junit %s --markdown %s",
         RT_KC, BENCH, path("r.json"), path("r.xml"), path("r.md"));
@@ -96,11 +66,11 @@ static void reports(void **state)
                         json_string_value(json_object_get(json_object_get(r, "device"), "key")));
     json_decref(r);
     if (system("command -v xmllint >/dev/null 2>&1") == 0)
-        assert_int_equal(0, sh(NULL, "xmllint --noout %s", path("r.xml")));
-    assert_int_equal(0, sh(&out, "grep -c '<testcase ' %s", path("r.xml")));
+        assert_int_equal(0, kc_test_sh(NULL, "xmllint --noout %s", path("r.xml")));
+    assert_int_equal(0, kc_test_sh(&out, "grep -c '<testcase ' %s", path("r.xml")));
     ASSERT_CONTAINS(out, "2");
     free(out);
-    assert_int_equal(0, sh(&out, "cat %s", path("r.md")));
+    assert_int_equal(0, kc_test_sh(&out, "cat %s", path("r.md")));
     ASSERT_CONTAINS(out, "| kernel | shape | variant |");
     ASSERT_CONTAINS(out, "| saxpy | n=262144 |");
     free(out);
@@ -111,7 +81,7 @@ static void record(void **state)
 {
     (void)state;
     char *out;
-    int rc = sh(&out, "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --record %s", RT_KC,
+    int rc = kc_test_sh(&out, "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --record %s", RT_KC,
                 BENCH, path("base.json"));
     if (rc != 0)
         fail_msg("exit %d:\n%s", rc, out);
@@ -131,7 +101,7 @@ static void identical_rerun(void **state)
 {
     (void)state;
     char *out;
-    int rc = sh(&out,
+    int rc = kc_test_sh(&out,
                 "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --baseline %s "
                 "--max-regression 30%% --json %s",
                 RT_KC, BENCH, path("base.json"), path("again.json"));
@@ -155,7 +125,7 @@ static void slowed_is_caught(void **state)
     (void)state;
     char *out;
     int rc =
-        sh(&out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 30%% --junit %s --json %s",
+        kc_test_sh(&out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 30%% --junit %s --json %s",
            RT_KC, SLOWED, path("base.json"), path("slow.xml"), path("slow.json"));
     if (rc != 1)
         fail_msg("the slowed conv1d was not caught (exit %d):\n%s", rc, out);
@@ -171,7 +141,7 @@ static void slowed_is_caught(void **state)
     assert_true(json_real_value(json_object_get(cmp, "p_value")) < 0.01);
     assert_true(json_is_true(json_object_get(cmp, "remeasured")));
     json_decref(r);
-    assert_int_equal(0, sh(&out, "grep -c '<failure type=\"regression\"' %s", path("slow.xml")));
+    assert_int_equal(0, kc_test_sh(&out, "grep -c '<failure type=\"regression\"' %s", path("slow.xml")));
     ASSERT_CONTAINS(out, "1");
     free(out);
 }
@@ -186,7 +156,7 @@ static void other_device(void **state)
     assert_int_equal(0, json_dump_file(b, path("other.json"), 0));
     json_decref(b);
     char *out;
-    assert_int_equal(1, sh(&out, "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s", RT_KC, BENCH,
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s", RT_KC, BENCH,
                            path("other.json")));
     ASSERT_CONTAINS(out, "was recorded on another device");
     ASSERT_CONTAINS(out, "NVIDIA H100");
@@ -194,12 +164,12 @@ static void other_device(void **state)
     if (strstr(out, "conv1d  "))
         fail_msg("measured anyway:\n%s", out);
     free(out);
-    assert_int_equal(0, sh(&out,
+    assert_int_equal(0, kc_test_sh(&out,
                            "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --skip-other-device",
                            RT_KC, BENCH, path("other.json")));
     ASSERT_CONTAINS(out, "skipped");
     free(out);
-    int rc = sh(&out,
+    int rc = kc_test_sh(&out,
                 "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --allow-other-device "
                 "--max-regression 500%%",
                 RT_KC, BENCH, path("other.json"));
@@ -213,26 +183,26 @@ static void usage_and_errors(void **state)
 {
     (void)state;
     char *out;
-    assert_int_equal(2, sh(&out, "%s bench", RT_KC));
+    assert_int_equal(2, kc_test_sh(&out, "%s bench", RT_KC));
     ASSERT_CONTAINS(out, "give a bundle");
     free(out);
-    assert_int_equal(2, sh(&out, "%s bench %s --repeat 2", RT_KC, BENCH));
+    assert_int_equal(2, kc_test_sh(&out, "%s bench %s --repeat 2", RT_KC, BENCH));
     ASSERT_CONTAINS(out, "--repeat takes");
     free(out);
-    assert_int_equal(2, sh(&out, "%s bench %s --max-regression lots", RT_KC, BENCH));
+    assert_int_equal(2, kc_test_sh(&out, "%s bench %s --max-regression lots", RT_KC, BENCH));
     free(out);
-    assert_int_equal(1, sh(&out, "%s bench %s --kernel nope", RT_KC, BENCH));
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel nope", RT_KC, BENCH));
     ASSERT_CONTAINS(out, "has no kernel 'nope'");
     free(out);
     /* a shape naming what the kernel does not have: that benchmark fails */
-    assert_int_equal(1, sh(&out, "%s bench %s --kernel saxpy --shape m=5 --repeat 5 --quiet", RT_KC, BENCH));
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel saxpy --shape m=5 --repeat 5 --quiet", RT_KC, BENCH));
     ASSERT_CONTAINS(out, "names 'm', which is not a scalar of saxpy");
     free(out);
     assert_int_equal(
-        1, sh(&out, "%s bench %s --kernel conv1d --shape ch=4,t_out=64 --repeat 5 --quiet", RT_KC, BENCH));
+        1, kc_test_sh(&out, "%s bench %s --kernel conv1d --shape ch=4,t_out=64 --repeat 5 --quiet", RT_KC, BENCH));
     ASSERT_CONTAINS(out, "no value for the integer scalar 'ks'");
     free(out);
-    assert_int_equal(1, sh(&out, "%s bench %s --baseline %s/nothing.json", RT_KC, BENCH, dir));
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --baseline %s/nothing.json", RT_KC, BENCH, dir));
     ASSERT_CONTAINS(out, "baseline:");
     free(out);
 }
@@ -241,7 +211,7 @@ static void shapes_and_calibration(void **state)
 {
     (void)state;
     char *out;
-    int rc = sh(&out, "%s bench --calibrate --peaks %s", RT_KC, path("peaks.json"));
+    int rc = kc_test_sh(&out, "%s bench --calibrate --peaks %s", RT_KC, path("peaks.json"));
     if (rc != 0)
         fail_msg("exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "GB/s");
@@ -253,7 +223,7 @@ static void shapes_and_calibration(void **state)
     assert_true(json_real_value(json_object_get(mine, "gb_per_s")) > 0);
     json_decref(p);
     /* two shapes of --shape, and the roofline column from the peaks */
-    rc = sh(
+    rc = kc_test_sh(
         &out,
         "%s bench %s --kernel saxpy --shape n=4096 --shape n=65536 --repeat 5 --quiet --peaks %s --json %s",
         RT_KC, BENCH, path("peaks.json"), path("s.json"));

@@ -10,37 +10,6 @@
 
 static char dir[] = "/tmp/kcrt_tools_XXXXXX";
 
-/* Runs a shell command; returns its exit status and (in *out, free it)
- * what it wrote to stdout and stderr. */
-static int sh(char **out, const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    char full[4200];
-    snprintf(full, sizeof(full), "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, len = 0;
-    char *text = calloc(1, cap);
-    for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
-        len += got;
-    int status = pclose(p);
-    if (strstr(text, "kcrt: validation") ||
-        strstr(text, "Sanitizer")) { /* the child ran with KCRT_VALIDATION=1 too */
-        fprintf(stderr, "%s\n", text);
-        free(text);
-        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
-    }
-    if (out)
-        *out = text;
-    else
-        free(text);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static char *path(const char *name)
 {
     static char p[4][512];
@@ -75,23 +44,23 @@ static void test_devices_lists_this_device(void **state)
 {
     (void)state;
     char *out;
-    assert_int_equal(0, sh(&out, "%s devices", RT_KC));
+    assert_int_equal(0, kc_test_sh(&out, "%s devices", RT_KC));
     ASSERT_CONTAINS(out, "0: ");
     ASSERT_CONTAINS(out, kcrt_device_name(rt_ctx));
     ASSERT_CONTAINS(out, "[vulkan, ");
     ASSERT_CONTAINS(out, "subgroup     ");
     ASSERT_CONTAINS(out, "key          vulkan:");
     free(out);
-    assert_int_equal(0, sh(&out, "%s devices --json", RT_KC));
+    assert_int_equal(0, kc_test_sh(&out, "%s devices --json", RT_KC));
     ASSERT_CONTAINS(out, "\"max_workgroup_invocations\": ");
     ASSERT_CONTAINS(out, "\"timestamp_period_ns\": ");
     assert_int_equal('[', out[0]);
     free(out);
-    assert_int_equal(1, sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices --backend vulkan", RT_KC));
+    assert_int_equal(1, kc_test_sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices --backend vulkan", RT_KC));
     ASSERT_CONTAINS(out, "kc devices: Vulkan is not available");
     free(out);
     /* every backend, each with its reason */
-    assert_int_equal(1, sh(&out,
+    assert_int_equal(1, kc_test_sh(&out,
                            "KCRT_VULKAN_LIBRARY=/nonexistent KCRT_HIP_LIBRARY=/nonexistent "
                            "KCRT_CUDA_LIBRARY=/nonexistent %s devices",
                            RT_KC));
@@ -99,9 +68,9 @@ static void test_devices_lists_this_device(void **state)
     ASSERT_CONTAINS(out, "; cuda: CUDA is not available");
     ASSERT_CONTAINS(out, "; vulkan: Vulkan is not available");
     free(out);
-    assert_int_equal(2, sh(&out, "%s devices --bogus", RT_KC));
+    assert_int_equal(2, kc_test_sh(&out, "%s devices --bogus", RT_KC));
     free(out);
-    assert_int_equal(0, sh(&out, "%s help devices", RT_KC));
+    assert_int_equal(0, kc_test_sh(&out, "%s help devices", RT_KC));
     ASSERT_CONTAINS(out, "usage: kc devices [--json]");
     free(out);
 }
@@ -117,7 +86,7 @@ static void test_run_computes_from_files(void **state)
     write_floats(path("x.f32"), x, N);
     write_floats(path("y.f32"), y, N);
     char *out;
-    int rc = sh(&out, "%s run %s saxpy n=%d a=0.5 x=@%s y=@%s --out y=%s --out x=%s --repeat 3", RT_KC,
+    int rc = kc_test_sh(&out, "%s run %s saxpy n=%d a=0.5 x=@%s y=@%s --out y=%s --out x=%s --repeat 3", RT_KC,
                 RT_BUNDLE, N, path("x.f32"), path("y.f32"), path("out.f32"), path("xout.f32"));
     if (rc != 0)
         fail_msg("kc run failed (%d):\n%s", rc, out);
@@ -141,7 +110,7 @@ static void test_run_fills_buffers_as_init_says(void **state)
     (void)state;
     char *out;
     /* reduce_sum's kc.yaml says x: index */
-    int rc = sh(&out,
+    int rc = kc_test_sh(&out,
                 "%s run %s reduce_sum n=1000 --variant RD_WG=32,RD_PER=1 --out x=%s --out partial=%s "
                 "--repeat 0 --json",
                 RT_KC, RT_BUNDLE, path("rx"), path("rp"));
@@ -164,7 +133,7 @@ static void test_run_fills_buffers_as_init_says(void **state)
     }
     free(x), free(p);
     /* saxpy's x is normal, y uniform in [-1, 1): random, never all zeros, and the seed repeats them */
-    assert_int_equal(0, sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --out y=%s --repeat 0", RT_KC,
+    assert_int_equal(0, kc_test_sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --out y=%s --repeat 0", RT_KC,
                            RT_BUNDLE, path("nx"), path("ny")));
     float *nx = read_floats(path("nx"), &n), *ny = read_floats(path("ny"), &n);
     double m = 0, v = 0;
@@ -177,7 +146,7 @@ static void test_run_fills_buffers_as_init_says(void **state)
     assert_true(fabs(m) < 0.1 && fabs(v - 1) < 0.15); /* standard normal */
     assert_int_equal(0, outside);
     assert_true(zeros < 3);
-    assert_int_equal(0, sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --repeat 0 --seed 1", RT_KC,
+    assert_int_equal(0, kc_test_sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --repeat 0 --seed 1", RT_KC,
                            RT_BUNDLE, path("nx2")));
     float *nx2 = read_floats(path("nx2"), &n);
     assert_memory_equal(nx, nx2, 4000 * 4);
@@ -212,20 +181,20 @@ static void test_run_errors(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
         char *out;
-        int rc = sh(&out, "%s run %s %s", RT_KC, RT_BUNDLE, cases[i].args);
+        int rc = kc_test_sh(&out, "%s run %s %s", RT_KC, RT_BUNDLE, cases[i].args);
         if (rc != cases[i].rc || !strstr(out, cases[i].message))
             fail_msg("kc run ... %s: expected exit %d and \"%s\", got %d:\n%s", cases[i].args, cases[i].rc,
                      cases[i].message, rc, out);
         free(out);
     }
     char *out;
-    assert_int_equal(1, sh(&out, "%s run /nonexistent.kcb saxpy n=1", RT_KC));
+    assert_int_equal(1, kc_test_sh(&out, "%s run /nonexistent.kcb saxpy n=1", RT_KC));
     ASSERT_CONTAINS(out, "cannot open bundle '/nonexistent.kcb'");
     free(out);
-    assert_int_equal(2, sh(&out, "%s run", RT_KC));
+    assert_int_equal(2, kc_test_sh(&out, "%s run", RT_KC));
     ASSERT_CONTAINS(out, "give a bundle and a kernel");
     free(out);
-    assert_int_equal(0, sh(&out, "%s help run", RT_KC));
+    assert_int_equal(0, kc_test_sh(&out, "%s help run", RT_KC));
     ASSERT_CONTAINS(out, "usage: kc run BUNDLE KERNEL name=value...");
     free(out);
 }

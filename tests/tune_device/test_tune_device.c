@@ -43,35 +43,6 @@ static char *path(const char *name)
     return s;
 }
 
-/* Runs a shell command; returns its exit status and (in *out, free it) what
- * it wrote to stdout and stderr. */
-static int sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *fmt, ...)
-{
-    char cmd[4096], full[4200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof(full), "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 20, len = 0;
-    char *text = calloc(1, cap);
-    for (size_t got; (got = fread(text + len, 1, cap - 1 - len, p)) > 0;)
-        len += got;
-    int status = pclose(p);
-    if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) {
-        fprintf(stderr, "%s\n", text);
-        fail_msg("the validation layer or a sanitizer spoke in `%s`", cmd);
-    }
-    if (out)
-        *out = text;
-    else
-        free(text);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* ---- the cache as kc cache list --json shows it --------------------------------------------------- */
 
 typedef struct result {
@@ -83,7 +54,7 @@ typedef struct result {
 static int results(const char *cache, const char *kernel, result *out, int max)
 {
     char *text;
-    assert_int_equal(0, sh(&text, "%s cache list --json --cache %s --kernel %s", KC, cache, kernel));
+    assert_int_equal(0, kc_test_sh(&text, "%s cache list --json --cache %s --kernel %s", KC, cache, kernel));
     int n = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         json_error_t e;
@@ -136,7 +107,7 @@ static void chosen(const char *bundle, const char *kernel, const char *args, cha
                    char *why, size_t whylen)
 {
     char *out;
-    assert_int_equal(0, sh(&out, "KCRT_LOG=debug %s run %s %s %s --repeat 0", KC, bundle, kernel, args));
+    assert_int_equal(0, kc_test_sh(&out, "KCRT_LOG=debug %s run %s %s %s --repeat 0", KC, bundle, kernel, args));
     char key[256];
     snprintf(key, sizeof(key), "kcrt: %s(", kernel);
     const char *at = strstr(out, key);
@@ -158,7 +129,7 @@ static void test_tune_fills_cache_then_measures_nothing(void **state)
     (void)state;
     char *out;
     const char *cache = path("one.db");
-    assert_int_equal(0, sh(&out, SAXPY_TUNE " --input-seed 7", KC, path("rvc.kcb"), cache));
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE " --input-seed 7", KC, path("rvc.kcb"), cache));
     ASSERT_CONTAINS(out, "40 measured, 0 from the cache, 0 failed; 2 tuned rows");
     free(out);
     result before[64], after[64];
@@ -167,7 +138,7 @@ static void test_tune_fills_cache_then_measures_nothing(void **state)
     assert_int_equal(SAXPY_SPACE, count_status(before, n, "n=48000", "ok"));
     assert_int_equal(SAXPY_SPACE, count_status(before, n, "n=1048576", "ok"));
 
-    assert_int_equal(0, sh(&out, SAXPY_TUNE, KC, path("rvc.kcb"), cache));
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE, KC, path("rvc.kcb"), cache));
     ASSERT_CONTAINS(out, "0 measured, 40 from the cache, 0 failed; 2 tuned rows");
     free(out);
     assert_int_equal(n, results(cache, "saxpy", after, 64));
@@ -234,7 +205,7 @@ static void test_sigkill_midway_then_resume_loses_nothing(void **state)
     assert_true(n >= had && n < 2 * SAXPY_SPACE);
 
     char *out;
-    assert_int_equal(0, sh(&out, SAXPY_TUNE, KC, path("rvc.kcb"), cache));
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE, KC, path("rvc.kcb"), cache));
     char expect[128];
     snprintf(expect, sizeof(expect), "%d measured, %d from the cache, 0 failed", 2 * SAXPY_SPACE - n, n);
     ASSERT_CONTAINS(out, expect);
@@ -247,7 +218,7 @@ static void test_sigkill_midway_then_resume_loses_nothing(void **state)
         assert_non_null(r);
         assert_true(r->time_ns == before[i].time_ns);
     }
-    assert_int_equal(0, sh(NULL, "%s info %s", KC, path("rvc.kcb"))); /* the bundle is whole */
+    assert_int_equal(0, kc_test_sh(NULL, "%s info %s", KC, path("rvc.kcb"))); /* the bundle is whole */
 }
 
 static void test_ctrl_c_stops_and_keeps_the_winner(void **state)
@@ -262,7 +233,7 @@ static void test_ctrl_c_stops_and_keeps_the_winner(void **state)
     assert_true(WIFEXITED(status));
     assert_int_equal(0, WEXITSTATUS(status));
     char *log;
-    assert_int_equal(0, sh(&log, "cat %s", path("interrupted.log")));
+    assert_int_equal(0, kc_test_sh(&log, "cat %s", path("interrupted.log")));
     ASSERT_CONTAINS(log, "stopping after this measurement");
     ASSERT_CONTAINS(log, "stopped on request");
     ASSERT_CONTAINS(log, "stopped early: run kc tune again to go on");
@@ -278,7 +249,7 @@ static void test_wrong_variants_are_caught_and_never_chosen(void **state)
     (void)state;
     char *out;
     const char *cache = path("checked.db");
-    assert_int_equal(0, sh(&out, "%s tune %s --kernel twice --cache %s --budget all --timing-cap 0.1s", KC,
+    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel twice --cache %s --budget all --timing-cap 0.1s", KC,
                            path("tt.kcb"), cache));
     ASSERT_CONTAINS(out, "2 verify_failed");
     free(out);
@@ -319,7 +290,7 @@ static void test_a_hung_variant_is_a_timeout_and_kc_goes_on(void **state)
     (void)state;
     char *out;
     const char *cache = path("slow.db");
-    assert_int_equal(0, sh(&out, "%s tune %s --kernel slow --cache %s --timeout 1s --timing-cap 0.1s", KC,
+    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel slow --cache %s --timeout 1s --timing-cap 0.1s", KC,
                            path("tt.kcb"), cache));
     ASSERT_CONTAINS(out, "cannot be stopped from the host; recorded as a timeout");
     ASSERT_CONTAINS(out, "restarting to go on from the cache (1 of at most 20)");
@@ -337,10 +308,10 @@ static void test_kernel_tuner_export_of_a_lavapipe_space_replays(void **state)
     (void)state;
     char *out;
     const char *cache = path("one.db"), *kt = path("saxpy_lavapipe.json");
-    assert_int_equal(0, sh(&out, "%s cache export --kernel-tuner %s --cache %s --kernel saxpy --shape n=48000", KC, kt,
+    assert_int_equal(0, kc_test_sh(&out, "%s cache export --kernel-tuner %s --cache %s --kernel saxpy --shape n=48000", KC, kt,
                            cache));
     free(out);
-    assert_int_equal(0, sh(&out, "%s tune --replay %s --strategy exhaustive --budget-fraction 1 --json", KC, kt));
+    assert_int_equal(0, kc_test_sh(&out, "%s tune --replay %s --strategy exhaustive --budget-fraction 1 --json", KC, kt));
     json_error_t e;
     json_t *o = json_loads(out, 0, &e);
     if (!o)
@@ -374,16 +345,16 @@ static void test_bad_requests_say_what_and_where(void **state)
         {"--kernel saxpy --report r.pdf", "report", 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        assert_int_equal(cases[i].status, sh(&out, "%s tune %s --cache %s %s", KC, rvc, cache, cases[i].args));
+        assert_int_equal(cases[i].status, kc_test_sh(&out, "%s tune %s --cache %s %s", KC, rvc, cache, cases[i].args));
         ASSERT_CONTAINS(out, cases[i].message);
         free(out);
     }
-    assert_int_equal(1, sh(&out, "%s tune %s --cache %s", KC, path("missing.kcb"), cache));
+    assert_int_equal(1, kc_test_sh(&out, "%s tune %s --cache %s", KC, path("missing.kcb"), cache));
     ASSERT_CONTAINS(out, "missing.kcb");
     free(out);
-    assert_int_equal(0, sh(&out, "printf 'not a bundle' > %s", path("junk.kcb")));
+    assert_int_equal(0, kc_test_sh(&out, "printf 'not a bundle' > %s", path("junk.kcb")));
     free(out);
-    assert_int_equal(1, sh(&out, "%s tune %s --cache %s", KC, path("junk.kcb"), cache));
+    assert_int_equal(1, kc_test_sh(&out, "%s tune %s --cache %s", KC, path("junk.kcb"), cache));
     ASSERT_CONTAINS(out, "junk.kcb");
     free(out);
 }
@@ -394,7 +365,7 @@ static int setup(void **state)
     if (!mkdtemp(dir))
         return 1;
     char *out;
-    int rc = sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC, KC_SOURCE_DIR "/kernels",
+    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC, KC_SOURCE_DIR "/kernels",
                 path("rvc.kcb"), KC, KC_SOURCE_DIR "/tests/tune_device/kernels", path("tt.kcb"));
     if (rc)
         fprintf(stderr, "%s\n", out);
@@ -406,7 +377,7 @@ static int teardown(void **state)
 {
     (void)state;
     if (!getenv("KC_KEEP_TEST_FILES"))
-        return sh(NULL, "rm -rf %s", dir);
+        return kc_test_sh(NULL, "rm -rf %s", dir);
     return 0;
 }
 
