@@ -22,11 +22,11 @@
 /* Path of a file in the source tree, in a static buffer per call site. */
 #define KC_SRC(rel) (KC_SOURCE_DIR "/" rel)
 
-#define ASSERT_CONTAINS(haystack, needle)                                                          \
-    do {                                                                                           \
-        const char *h_ = (haystack), *n_ = (needle);                                               \
-        if (!h_ || !strstr(h_, n_))                                                                \
-            fail_msg("expected to find \"%s\" in:\n%s", n_, h_ ? h_ : "(null)");                  \
+#define ASSERT_CONTAINS(haystack, needle)                                                                    \
+    do {                                                                                                     \
+        const char *h_ = (haystack), *n_ = (needle);                                                         \
+        if (!h_ || !strstr(h_, n_))                                                                          \
+            fail_msg("expected to find \"%s\" in:\n%s", n_, h_ ? h_ : "(null)");                             \
     } while (0)
 
 /* Runs a shell command with stderr joined to stdout; returns its exit
