@@ -705,6 +705,8 @@ static bool near_miss(const token *t, const char *word)
         return false;
     while (i < m && i < n && t->text[i] == word[i])
         i++;
+    if (i == m && i == n)
+        return false; /* the word itself ("KC_UNROLL" where a type belongs): nothing misspelt */
     if (m == n)
         return strncmp(t->text + i + 1, word + i + 1, (size_t)(n - i - 1)) == 0;
     return m > n ? strncmp(t->text + i + 1, word + i, (size_t)(n - i)) == 0
