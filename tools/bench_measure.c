@@ -516,7 +516,10 @@ static bool calib_run(kc_bench_ref *r, calib *c, bool quiet, char *err, size_t e
             continue; /* not for this backend, or beyond this device's limits */
         double t = timed_median(k, args, (size_t)nargs, 10, each);
         double rate = c->work_per_elem * (double)c->n / t;
-        if (!quiet)
+        if (!quiet && isnan(t)) /* e.g. more workgroups than the device takes at this size */
+            fprintf(stderr, "  %-14s %-12s did not run: %s\n", c->kernel, ki->variants[v].tunables,
+                    kcrt_error(r->ctx));
+        else if (!quiet)
             fprintf(stderr, "  %-14s %-12s %10.2f %s\n", c->kernel, ki->variants[v].tunables, rate,
                     c->iters < 0 ? "GB/s" : "GFLOP/s");
         if (!isnan(t) && rate > c->best) {

@@ -39,6 +39,7 @@ typedef struct bench_opts {
     const char *json, *junit, *markdown, *record, *baseline, *peaks, *calib_bundle;
     double max_regression, alpha;
     bool allow_other, skip_other, calibrate, verbose;
+    bool tty; /* stderr is a terminal: progress on one line, redrawn */
     kc_bench_opts m;
 } bench_opts;
 
@@ -181,8 +182,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             "bench", "--calibrate alone takes only --device and --peaks; give a bundle to benchmark");
     if (o->allow_other && o->skip_other)
         return kc_usage_error("bench", "--allow-other-device and --skip-other-device contradict each other");
-    if (!o->m.quiet && !isatty(2))
-        o->m.quiet = true; /* progress only on a terminal */
+    o->tty = isatty(2);
     return KC_EXIT_OK;
 }
 
@@ -350,8 +350,12 @@ static int plan_run(bench_state *st, const bench_opts *o)
 
 static void progress(const bench_opts *o, int i, int n, const kc_bench_result *res, const char *what)
 {
-    if (!o->m.quiet)
+    if (o->m.quiet)
+        return;
+    if (o->tty)
         fprintf(stderr, "\r[%d/%d] %s %s %s\033[K", i + 1, n, what, res->kernel, res->shape);
+    else /* a log (CI): a line per step, so that a long run shows where it is */
+        fprintf(stderr, "kc bench: [%d/%d] %s %s %s\n", i + 1, n, what, res->kernel, res->shape);
 }
 
 /* Compares one result with the baseline; a suspected regression is
@@ -410,7 +414,7 @@ static void measure_all(bench_state *st, const bench_opts *o)
             res->roofline =
                 kc_bench_roofline(&r->peaks, res->bytes, res->flops, res->time.median, &res->bound);
     }
-    if (!o->m.quiet)
+    if (!o->m.quiet && o->tty)
         fprintf(stderr, "\r\033[K");
 }
 

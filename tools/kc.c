@@ -57,7 +57,8 @@ const kc_command kc_commands[] = {
      "                     bench/calibrate --all-variants -t TARGET) instead of compiling\n"
      "                     them: for a kc without LLVM on a HIP or CUDA device\n"
      "  --verbose          the reference kernel's time per row, every comparison explained\n"
-     "  --quiet            no progress on stderr\n"
+     "  --quiet            no progress on stderr (otherwise a line redrawn on a\n"
+     "                     terminal, a line per benchmark in a log)\n"
      "Exit status: 0 when no regression was found, 1 on a regression, a benchmark\n"
      "that failed, another device's baseline or any other error, 2 on bad usage.\n"
      "docs/benchmarks.md tells how to wire it into CI.\n"},
