@@ -122,7 +122,10 @@ static double *kd_bounds(size_t n)
 
 /* ---- device buffers -------------------------------------------------------------------------- */
 
-static const uint32_t kd_nan = RT_NAN;
+/* The float4 padding's NaN: another payload than the outputs' poison
+ * (RT_NAN), so that a failure tells a padding lane that reached a result
+ * (arithmetic keeps a NaN's payload) from an element never written. */
+static const uint32_t kd_pad_nan = 0x7fc0bad4u;
 
 /* A float input of n floats; as a float4 buffer (vec4) rounded up to 16
  * bytes with NaN in the padding, which must never reach a result. */
@@ -132,7 +135,7 @@ static kcrt_buffer *kd_in(const float *x, size_t n, bool vec4)
     float *p = kd_alloc(padded);
     memcpy(p, x, sizeof(float) * n);
     for (size_t i = n; i < padded; i++)
-        memcpy(&p[i], &kd_nan, 4);
+        memcpy(&p[i], &kd_pad_nan, 4);
     kcrt_buffer *b = rt_buf_from(p, sizeof(float) * (padded ? padded : 1));
     free(p);
     return b;
@@ -179,6 +182,14 @@ static void kd_fold(kd_margin *into, kd_margin m)
     into->l2 = fmax(into->l2, m.l2);
 }
 
+/* What a NaN's bits say about where it came from. */
+static const char *kd_nan_origin(uint32_t bits)
+{
+    return bits == RT_NAN       ? ": the poison, never written"
+           : bits == kd_pad_nan ? ": the float4 padding's NaN"
+                                : "";
+}
+
 /* Checks one variant's output: every element within its bound (NaN where
  * NaN is expected, and a NaN the kernel wrote), the relative L2 error
  * within the case's tolerance, and the slack past the output untouched. */
@@ -194,14 +205,15 @@ static kd_margin kd_check(const kd_case *c, const char *variant, const float *go
         if (isnan(c->bound[i]) || isnan(w)) {
             if (!isnan(g) || bits == RT_NAN)
                 fail_msg(
-                    "%s [%s] %s: y[%zu] = %.9g (0x%08x), expected a NaN written by the kernel (seed %llu)",
-                    c->kernel, variant, c->shape, i, g, bits, (unsigned long long)kd_seed);
+                    "%s [%s] %s: y[%zu] = %.9g (0x%08x%s), expected a NaN written by the kernel (seed %llu)",
+                    c->kernel, variant, c->shape, i, g, bits, kd_nan_origin(bits),
+                    (unsigned long long)kd_seed);
             continue;
         }
         if (!(d <= c->bound[i]))
-            fail_msg("%s [%s] %s: y[%zu] = %.9g (0x%08x), expected %.9g: error %.3g > bound %.3g "
+            fail_msg("%s [%s] %s: y[%zu] = %.9g (0x%08x%s), expected %.9g: error %.3g > bound %.3g "
                      "(first bad index; KC_TEST_SEED=%llu replays)",
-                     c->kernel, variant, c->shape, i, g, bits, w, d, c->bound[i],
+                     c->kernel, variant, c->shape, i, g, bits, kd_nan_origin(bits), w, d, c->bound[i],
                      (unsigned long long)kd_seed);
         if (c->bound[i] > 0 && d / c->bound[i] > worst_ratio)
             worst_ratio = d / c->bound[i], worst = i;
