@@ -947,10 +947,11 @@ static void test_bundle_has_every_kernel(void **state)
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
+/* Before each test: the bundle, which kd_unload frees after it. */
 static int kd_load(void **state)
 {
     (void)state;
-    if (!kd_bundle && kcrt_bundle_load(rt_ctx, KD_BUNDLE, &kd_bundle) != KCRT_OK) {
+    if (kcrt_bundle_load(rt_ctx, KD_BUNDLE, &kd_bundle) != KCRT_OK) {
         fprintf(stderr, "cannot load %s: %s\n", KD_BUNDLE, kcrt_error(rt_ctx));
         return 1;
     }
@@ -1007,6 +1008,10 @@ int main(int argc, char **argv)
         if (match)
             chosen[n++] = all[i];
     }
+    if (n == 0) {
+        fprintf(stderr, "test_kernels_device: no test matches the pattern(s)\n");
+        return 1;
+    }
     kd_seed = kd_pick_seed();
     fprintf(stderr, "test_kernels_device: seed %llu (KC_TEST_SEED=%llu replays this run)\n",
             (unsigned long long)kd_seed, (unsigned long long)kd_seed);
@@ -1017,6 +1022,5 @@ int main(int argc, char **argv)
     if (failed)
         fprintf(stderr, "test_kernels_device: failed with seed %llu: KC_TEST_SEED=%llu replays it\n",
                 (unsigned long long)kd_seed, (unsigned long long)kd_seed);
-    kcrt_bundle_free(kd_bundle);
     return rt_close_all(failed);
 }
