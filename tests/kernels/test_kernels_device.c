@@ -1,0 +1,1026 @@
+/*
+ * test_kernels_device.c — every variant of every shipped kernel
+ * (the .kc files of kernels/, built by CMake with `kc build kernels --all-variants`)
+ * run on the device through kc/kcrt.h and compared with the C references
+ * of reference.c (which refcheck.py proves against numpy).
+ *
+ * Each kernel has a few small, awkward cases: sizes that are multiples of
+ * no tile and of no 4 (gemm's and gemv's float4 buffers included: their
+ * rows then start inside a float4), a single row or element, one past the
+ * largest tile, and every scalar option (gemm's bias and activations,
+ * conv1d's slopes, dilations and paddings, conv_transpose1d's strides and
+ * paddings, layernorm's eps, masked softmax rows). Every case runs in every
+ * variant the bundle has of saxpy, gemv, softmax and layernorm, and in a
+ * sample of the hundreds of gemm, conv1d and conv_transpose1d (every value
+ * of every tunable, and more picked by the seed: kd_sample_variants says
+ * why); then one or two real shapes of kernels/kc.yaml run in the default
+ * variant and a few others picked by the seed.
+ *
+ * Inputs are fresh random numbers each run (never zeros), from a seed the
+ * test prints and KC_TEST_SEED replays. Outputs are poisoned with a NaN
+ * pattern before every launch and allocated 16 bytes longer than the
+ * kernel's extent: the slack must still hold the poison afterwards (no
+ * write out of bounds), and float4 inputs are padded with NaN, which must
+ * never reach a result (docs/kernels.md, "Buffers").
+ *
+ * Tolerances. Each output element must be within a bound from the
+ * worst-case error analysis of its kernel (below, per kernel), and the
+ * relative L2 error of the whole output within kc.yaml's tolerance for the
+ * kernel (read from the bundle). kc.yaml derives that tolerance for two
+ * variants against each other (each about u sqrt(K / 6) from exact, u =
+ * 2^-24); the references accumulate in double and round once, so a
+ * variant is compared with (nearly) the exact result and its expected L2
+ * error is half the tolerance's basis, a margin of 10-20x. The per-element
+ * bounds are the classical ones: a float sum of K products, in any order,
+ * fused or not, is within gamma(K) = K u / (1 - K u) times the sum of the
+ * products' magnitudes (Higham, "Accuracy and Stability of Numerical
+ * Algorithms", 3.1), which the references compute by running on |inputs|.
+ * They are loose by sqrt(K) on purpose: they hold for every summation order
+ * and catch what L2 cannot see, one wrong element among thousands.
+ *
+ * The Vulkan validation layer must say nothing (rt_test.h's teardown); that
+ * and opening the context are the only uses of anything beyond kc/kcrt.h.
+ */
+#include "rt_test.h"
+
+#include <fnmatch.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "reference.h"
+
+/* The bundle CMake builds from kernels/ with every variant. */
+#define KD_BUNDLE KC_BINARY_DIR "/tests/kernels/kernels_all.kcb"
+
+#define KD_U 0x1p-24  /* unit roundoff of float */
+#define KD_MAXV 1024  /* variants of one kernel (gemm has 600) */
+#define KD_SAMPLE 32  /* variants of gemm, conv1d and conv_transpose1d run (kd_sample_variants) */
+#define KD_MAXSEEN 64 /* tunable values (NAME=VALUE) of one kernel */
+
+static uint64_t kd_seed;
+static kcrt_bundle *kd_bundle;
+
+/* A generator for one test, from the run's seed (splitmix64 of seed and
+ * salt: never the all-zero state xorshift cannot leave). */
+static rt_rng kd_rng(uint64_t salt)
+{
+    uint64_t z = kd_seed + salt * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (rt_rng){z ? z : 1};
+}
+
+/* Higham's gamma(n) = n u / (1 - n u): the relative error bound of n
+ * roundings. */
+static double gamma_n(double n)
+{
+    return n * KD_U / (1 - n * KD_U);
+}
+
+/* ---- inputs ---------------------------------------------------------------------------------- */
+
+static float *kd_alloc(size_t n)
+{
+    float *p = malloc(sizeof(float) * (n ? n : 1));
+    assert_non_null(p);
+    return p;
+}
+
+static float *kd_uniform(rt_rng *r, size_t n, float lo, float hi)
+{
+    float *p = kd_alloc(n);
+    rt_fill_f32(p, n, r, lo, hi);
+    return p;
+}
+
+/* standard normal (Box-Muller), scaled and shifted */
+static float *kd_normal(rt_rng *r, size_t n, float mean, float sd)
+{
+    float *p = kd_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        double u1 = ((rt_next(r) >> 11) + 1.0) * 0x1p-53, u2 = (rt_next(r) >> 11) * 0x1p-53;
+        p[i] = (float)(mean + sd * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+    }
+    return p;
+}
+
+static float *kd_abs(const float *x, size_t n)
+{
+    float *p = kd_alloc(n);
+    for (size_t i = 0; i < n; i++)
+        p[i] = fabsf(x[i]);
+    return p;
+}
+
+static double *kd_bounds(size_t n)
+{
+    double *b = calloc(n ? n : 1, sizeof(double));
+    assert_non_null(b);
+    return b;
+}
+
+/* ---- device buffers -------------------------------------------------------------------------- */
+
+/* The float4 padding's NaN: another payload than the outputs' poison
+ * (RT_NAN), so that a failure tells a padding lane that reached a result
+ * (arithmetic keeps a NaN's payload) from an element never written. */
+static const uint32_t kd_pad_nan = 0x7fc0bad4u;
+
+/* A float input of n floats; as a float4 buffer (vec4) rounded up to 16
+ * bytes with NaN in the padding, which must never reach a result. */
+static kcrt_buffer *kd_in(const float *x, size_t n, bool vec4)
+{
+    size_t padded = vec4 ? (n + 3) / 4 * 4 : n;
+    float *p = kd_alloc(padded);
+    memcpy(p, x, sizeof(float) * n);
+    for (size_t i = n; i < padded; i++)
+        memcpy(&p[i], &kd_pad_nan, 4);
+    kcrt_buffer *b = rt_buf_from(p, sizeof(float) * (padded ? padded : 1));
+    free(p);
+    return b;
+}
+
+#define KD_SLACK 4 /* floats after every output, which must keep their poison */
+
+static kcrt_buffer *kd_out(size_t n)
+{
+    return rt_buf(sizeof(float) * (n + KD_SLACK));
+}
+
+/* ---- one case in many variants --------------------------------------------------------------- */
+
+/* A launch and what it must produce. The arguments are in parameter order;
+ * out is the output buffer (want.n floats and the slack). inout is the
+ * input the output overwrites (saxpy's y), written again before each
+ * launch instead of the poison. */
+typedef struct kd_case {
+    const char *kernel;
+    char shape[200];
+    kcrt_arg args[16];
+    size_t nargs;
+    kcrt_buffer *out;
+    const float *inout;
+    size_t n;
+    const float *want;
+    const double *bound; /* per element; NaN: the result must be NaN, and not the poison */
+    double l2tol;        /* relative L2 error allowed over the whole output */
+} kd_case;
+
+/* How close a result came to failing: the largest error / bound of an
+ * element, and the relative L2 error. */
+typedef struct kd_margin {
+    double ratio, l2;
+} kd_margin;
+
+/* The largest margins of the kernel under test, for the log. */
+static kd_margin kd_worst;
+
+static void kd_fold(kd_margin *into, kd_margin m)
+{
+    into->ratio = fmax(into->ratio, m.ratio);
+    into->l2 = fmax(into->l2, m.l2);
+}
+
+/* What a NaN's bits say about where it came from. */
+static const char *kd_nan_origin(uint32_t bits)
+{
+    return bits == RT_NAN       ? ": the poison, never written"
+           : bits == kd_pad_nan ? ": the float4 padding's NaN"
+                                : "";
+}
+
+/* Checks one variant's output: every element within its bound (NaN where
+ * NaN is expected, and a NaN the kernel wrote), the relative L2 error
+ * within the case's tolerance, and the slack past the output untouched. */
+static kd_margin kd_check(const kd_case *c, const char *variant, const float *got)
+{
+    double num = 0, den = 0;
+    size_t worst = 0;
+    double worst_ratio = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        double w = c->want[i], g = got[i], d = fabs(g - w);
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        if (isnan(c->bound[i]) || isnan(w)) {
+            if (!isnan(g) || bits == RT_NAN)
+                fail_msg(
+                    "%s [%s] %s: y[%zu] = %.9g (0x%08x%s), expected a NaN written by the kernel (seed %llu)",
+                    c->kernel, variant, c->shape, i, g, bits, kd_nan_origin(bits),
+                    (unsigned long long)kd_seed);
+            continue;
+        }
+        if (!(d <= c->bound[i]))
+            fail_msg("%s [%s] %s: y[%zu] = %.9g (0x%08x%s), expected %.9g: error %.3g > bound %.3g "
+                     "(first bad index; KC_TEST_SEED=%llu replays)",
+                     c->kernel, variant, c->shape, i, g, bits, kd_nan_origin(bits), w, d, c->bound[i],
+                     (unsigned long long)kd_seed);
+        if (c->bound[i] > 0 && d / c->bound[i] > worst_ratio)
+            worst_ratio = d / c->bound[i], worst = i;
+        num += (g - w) * (g - w), den += w * w;
+    }
+    double l2 = den > 0 ? sqrt(num / den) : sqrt(num);
+    if (!(l2 <= c->l2tol))
+        fail_msg("%s [%s] %s: relative L2 error %.3g > %.3g; worst element y[%zu] = %.9g, expected %.9g "
+                 "(KC_TEST_SEED=%llu replays)",
+                 c->kernel, variant, c->shape, l2, c->l2tol, worst, got[worst], c->want[worst],
+                 (unsigned long long)kd_seed);
+    for (size_t i = c->n; i < c->n + KD_SLACK; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        if (bits != RT_NAN)
+            fail_msg("%s [%s] %s: wrote y[%zu] = %.9g, past the output's %zu floats (seed %llu)", c->kernel,
+                     variant, c->shape, i, got[i], c->n, (unsigned long long)kd_seed);
+    }
+    return (kd_margin){worst_ratio, l2};
+}
+
+static kcrt_kernel *kd_variant(const char *name, const char *tunables)
+{
+    kcrt_kernel *k = NULL;
+    ASSERT_OK(kcrt_kernel_get_variant(kd_bundle, name, tunables, &k));
+    return k;
+}
+
+/* Runs the case in each of the variants, each launch on a freshly
+ * poisoned output, and checks every result. */
+static void kd_run(const kd_case *c, const char *const *variants, int nv)
+{
+    kd_margin m = {0, 0};
+    for (int v = 0; v < nv; v++) {
+        rt_poison(c->out, RT_NAN);
+        if (c->inout)
+            ASSERT_OK(kcrt_buffer_write(c->out, 0, c->inout, sizeof(float) * c->n));
+        kcrt_status s = kcrt_launch(kd_variant(c->kernel, variants[v]), c->args, c->nargs);
+        if (s != KCRT_OK)
+            fail_msg("%s [%s] %s: kcrt_launch: %s: %s", c->kernel, variants[v], c->shape, kcrt_status_name(s),
+                     kcrt_error(rt_ctx));
+        float *got = rt_read(c->out);
+        kd_fold(&m, kd_check(c, variants[v], got));
+        free(got);
+    }
+    print_message("      %s: largest error %.2f of its bound, relative L2 %.2g (<= %.2g)\n", c->shape,
+                  m.ratio, m.l2, c->l2tol);
+    kd_fold(&kd_worst, m);
+}
+
+/* ---- variants -------------------------------------------------------------------------------- */
+
+static const kcrt_kernel_info *kd_info(const char *name)
+{
+    for (int i = 0; i < kcrt_bundle_kernel_count(kd_bundle); i++)
+        if (!strcmp(kcrt_bundle_kernel_info(kd_bundle, i)->name, name))
+            return kcrt_bundle_kernel_info(kd_bundle, i);
+    fail_msg("the bundle has no kernel '%s'", name);
+    return NULL;
+}
+
+/* Every variant of the kernel (the bundle has SPIR-V only: each tunables
+ * once), checked to be all of them. */
+static int kd_every_variant(const char *name, const char **out)
+{
+    const kcrt_kernel_info *k = kd_info(name);
+    int n = 0;
+    for (int j = 0; j < k->nvariants; j++) {
+        assert_true(rt_runs(k->variants[j].target));
+        assert_true(n < KD_MAXV);
+        out[n++] = k->variants[j].tunables;
+    }
+    assert_true(n > 0);
+    return n;
+}
+
+/* The default variant and `extra` more, chosen by the seed. */
+static int kd_some_variants(const char *name, const char **out, int extra, rt_rng *r)
+{
+    const char *all[KD_MAXV];
+    int n = kd_every_variant(name, all), m = 0;
+    out[m++] = "";
+    for (int i = 0; i < extra && i < n; i++)
+        out[m++] = all[rt_int(r, 0, n - 1)];
+    return m;
+}
+
+/* Does the variant ("BM=64,BN=32,...") have a tunable's value that no
+ * variant before it had? Adds its values to seen. */
+static bool kd_adds_value(const char *tunables, char seen[][32], int *nseen)
+{
+    char copy[256], *save = NULL;
+    bool added = false;
+    snprintf(copy, sizeof copy, "%s", tunables);
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int i = 0;
+        while (i < *nseen && strcmp(seen[i], t))
+            i++;
+        if (i == *nseen) {
+            assert_true(*nseen < KD_MAXSEEN && strlen(t) < 32);
+            strcpy(seen[(*nseen)++], t);
+            added = true;
+        }
+    }
+    return added;
+}
+
+/* For the kernels with hundreds of variants: lavapipe compiles each
+ * variant's pipeline in about half a second when its shader cache is
+ * cold (as in CI, and after any change to kc or kernels/), so running
+ * all 1716 of gemm, conv1d and conv_transpose1d would take 15 minutes.
+ * The sample: the default, then, in an order the seed shuffles, each
+ * variant with a tunable value not yet taken (so every value of every
+ * tunable runs), then the next ones of that order up to max. */
+static int kd_sample_variants(const char *name, const char **out, int max, rt_rng *r)
+{
+    const char *all[KD_MAXV];
+    int n = kd_every_variant(name, all), m = 0, nseen = 0;
+    for (int i = n - 1; i > 0; i--) {
+        int j = rt_int(r, 0, i);
+        const char *t = all[i];
+        all[i] = all[j], all[j] = t;
+    }
+    static char seen[KD_MAXSEEN][32];
+    bool taken[KD_MAXV] = {false};
+    out[m++] = "";
+    for (int i = 0; i < n && m < max; i++)
+        if (kd_adds_value(all[i], seen, &nseen))
+            out[m++] = all[i], taken[i] = true;
+    for (int i = 0; i < n && m < max; i++)
+        if (!taken[i])
+            out[m++] = all[i];
+    return m;
+}
+
+static void kd_begin(void)
+{
+    kd_worst = (kd_margin){0, 0};
+}
+
+static void kd_report(const char *what, int nv, int ncases, double tol)
+{
+    print_message("    %s: %d variant(s) x %d case(s): largest error %.2f of its bound, relative L2 %.2g "
+                  "(tolerance %.0e)\n",
+                  what, nv, ncases, kd_worst.ratio, kd_worst.l2, tol);
+}
+
+/* ---- saxpy ----------------------------------------------------------------------------------- */
+
+/* One multiply and one add (or an FMA): within gamma(2) (|a x| + |y|); the
+ * reference rounds the exact value once (u |want|). */
+static void saxpy_case(rt_rng *r, int n, float a, const char *const *v, int nv)
+{
+    float *x = kd_normal(r, (size_t)n, 0, 1), *y = kd_uniform(r, (size_t)n, -1, 1);
+    float *want = kd_alloc((size_t)n);
+    double *bound = kd_bounds((size_t)n);
+    memcpy(want, y, sizeof(float) * (size_t)n);
+    kc_ref_saxpy(n, a, x, want);
+    for (int i = 0; i < n; i++)
+        bound[i] = gamma_n(2) * (fabs((double)a * x[i]) + fabs(y[i])) + KD_U * fabs(want[i]);
+    kcrt_buffer *bx = kd_in(x, (size_t)n, false), *by = kd_out((size_t)n);
+    kd_case c = {.kernel = "saxpy",
+                 .nargs = 4,
+                 .out = by,
+                 .inout = y,
+                 .n = (size_t)n,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("saxpy")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "n=%d a=%g", n, a);
+    kcrt_arg args[] = {KCRT_I32(n), KCRT_F32(a), KCRT_BUF(bx), KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+    free(x), free(y), free(want), free(bound);
+}
+
+static void test_saxpy(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x5a);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("saxpy", v);
+    kd_begin();
+    /* 1; fewer than any workgroup; one past the largest (WG 512 x PT 16) */
+    static const struct {
+        int n;
+        float a;
+    } cases[] = {{1, 2.5f}, {7, -0.75f}, {1037, 1.0f}, {8193, 0.3f}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        saxpy_case(&r, cases[i].n, cases[i].a, v, nv);
+    kd_report("saxpy", nv, 4, kd_info("saxpy")->tolerance);
+}
+
+/* ---- gemm ------------------------------------------------------------------------------------ */
+
+/* C = act(A B + bias). The pre-activation sum of K products and a bias is
+ * within gamma(K + 1) S, S = |bias| + sum |A||B| (the reference on |A|,
+ * |B|, |bias|). The activations are Lipschitz (ReLU 1, leaky max(1,
+ * |alpha|), GELU tanh 1.13) and their float evaluation adds a few
+ * roundings of |x| <= S and of the result: 4 u (S + |want|) covers
+ * GELU's (a 3 u tanh, the cubic, 0.5 x (1 + t)), and leaky's and ReLU's
+ * with room. */
+typedef struct gemm_shape {
+    int M, N, K;
+    bool has_bias;
+    int act;
+    float alpha;
+} gemm_shape;
+
+static void gemm_case(rt_rng *r, gemm_shape s, const char *const *v, int nv)
+{
+    size_t na = (size_t)s.M * s.K, nb = (size_t)s.K * s.N, nc = (size_t)s.M * s.N;
+    float *A = kd_uniform(r, na, -1, 1), *B = kd_uniform(r, nb, -1, 1),
+          *bias = kd_uniform(r, (size_t)s.N, -1, 1);
+    float *want = kd_alloc(nc), *S = kd_alloc(nc);
+    double *bound = kd_bounds(nc);
+    kc_ref_gemm(s.M, s.N, s.K, s.has_bias, s.act, s.alpha, A, B, bias, want);
+    float *aA = kd_abs(A, na), *aB = kd_abs(B, nb), *abias = kd_abs(bias, (size_t)s.N);
+    kc_ref_gemm(s.M, s.N, s.K, s.has_bias, KC_REF_ACT_NONE, 0, aA, aB, abias, S);
+    double lip = s.act == KC_REF_ACT_GELU ? 1.13 : s.act == KC_REF_ACT_LEAKY ? fmax(1, fabs(s.alpha)) : 1;
+    for (size_t i = 0; i < nc; i++)
+        bound[i] = lip * gamma_n(s.K + 2) * S[i] + 4 * KD_U * (S[i] + fabs(want[i]));
+    kcrt_buffer *bA = kd_in(A, na, true), *bB = kd_in(B, nb, true), *bbias = kd_in(bias, (size_t)s.N, false);
+    kcrt_buffer *bC = kd_out(nc);
+    kd_case c = {.kernel = "gemm",
+                 .nargs = 10,
+                 .out = bC,
+                 .n = nc,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("gemm")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "M=%d N=%d K=%d has_bias=%d act=%d alpha=%g", s.M, s.N, s.K, s.has_bias,
+             s.act, s.alpha);
+    kcrt_arg args[] = {KCRT_I32(s.M),   KCRT_I32(s.N),     KCRT_I32(s.K), KCRT_BOOL(s.has_bias),
+                       KCRT_I32(s.act), KCRT_F32(s.alpha), KCRT_BUF(bA),  KCRT_BUF(bB),
+                       KCRT_BUF(bbias), KCRT_BUF(bC)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bA), kcrt_buffer_free(bB), kcrt_buffer_free(bbias), kcrt_buffer_free(bC);
+    free(A), free(B), free(bias), free(want), free(S), free(bound), free(aA), free(aB), free(abias);
+}
+
+/* A single element; rows and columns no multiple of 4 (A's and B's rows
+ * start inside float4s) nor of any tile; one past the largest tile (BM, BN
+ * 128) and past two slabs of the deepest (BK 32); every activation with
+ * and without bias, a negative leaky slope, and an unknown act (none). */
+static const gemm_shape gemm_cases[] = {
+    {1, 1, 1, false, 0, 0},       {37, 29, 41, true, 1, 0},   {5, 131, 7, true, 2, 0},
+    {130, 6, 67, false, 3, 0.1f}, {3, 10, 2, true, 3, -1.5f}, {9, 4, 12, false, 2, 0},
+    {2, 17, 33, false, 1, 0},     {11, 3, 5, true, 9, 0},
+};
+
+static void test_gemm(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x6e);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("gemm", v, KD_SAMPLE, &r);
+    int n = (int)(sizeof gemm_cases / sizeof gemm_cases[0]);
+    kd_begin();
+    for (int i = 0; i < n; i++)
+        gemm_case(&r, gemm_cases[i], v, nv);
+    kd_report("gemm (a sample of its variants)", nv, n, kd_info("gemm")->tolerance);
+}
+
+/* ---- gemv ------------------------------------------------------------------------------------ */
+
+/* y = W x + bias: K products and a bias, within gamma(K + 1) S, S = |bias|
+ * + sum |W||x|, plus the reference's rounding. */
+static void gemv_case(rt_rng *r, int N, int K, bool has_bias, const char *const *v, int nv)
+{
+    size_t nw = (size_t)N * K;
+    float *W = kd_uniform(r, nw, -1, 1), *x = kd_uniform(r, (size_t)K, -1, 1),
+          *bias = kd_uniform(r, (size_t)N, -1, 1);
+    float *want = kd_alloc((size_t)N), *S = kd_alloc((size_t)N);
+    double *bound = kd_bounds((size_t)N);
+    kc_ref_gemv(N, K, has_bias, W, x, bias, want);
+    float *aW = kd_abs(W, nw), *ax = kd_abs(x, (size_t)K), *abias = kd_abs(bias, (size_t)N);
+    kc_ref_gemv(N, K, has_bias, aW, ax, abias, S);
+    for (int i = 0; i < N; i++)
+        bound[i] = gamma_n(K + 2) * S[i] + KD_U * fabs(want[i]);
+    kcrt_buffer *bW = kd_in(W, nw, true), *bx = kd_in(x, (size_t)K, true),
+                *bb = kd_in(bias, (size_t)N, false);
+    kcrt_buffer *by = kd_out((size_t)N);
+    kd_case c = {.kernel = "gemv",
+                 .nargs = 7,
+                 .out = by,
+                 .n = (size_t)N,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("gemv")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "N=%d K=%d has_bias=%d", N, K, has_bias);
+    kcrt_arg args[] = {KCRT_I32(N),  KCRT_I32(K),  KCRT_BOOL(has_bias), KCRT_BUF(bW),
+                       KCRT_BUF(bx), KCRT_BUF(bb), KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bW), kcrt_buffer_free(bx), kcrt_buffer_free(bb), kcrt_buffer_free(by);
+    free(W), free(x), free(bias), free(want), free(S), free(bound), free(aW), free(ax), free(abias);
+}
+
+static void test_gemv(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x76);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("gemv", v);
+    kd_begin();
+    /* one element; K no multiple of 4 (every row of W starts at another
+     * lane); N no multiple of R = 8, or of the workgroup; K past several
+     * steps of the widest (WG 256 x U 4 float4s = 4096 floats) */
+    static const struct {
+        int N, K;
+        bool bias;
+    } cases[] = {{1, 1, false}, {13, 37, true}, {70, 258, false}, {9, 4133, true}, {3, 6, true}};
+    int n = (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < n; i++)
+        gemv_case(&r, cases[i].N, cases[i].K, cases[i].bias, v, nv);
+    kd_report("gemv", nv, n, kd_info("gemv")->tolerance);
+}
+
+/* ---- softmax --------------------------------------------------------------------------------- */
+
+/* y_i = e_i / s, e_i = exp(x_i - m), m the row maximum (exact: a maximum
+ * of floats). With D = max |x - m| over the row, every argument of an exp
+ * (x - m, and m_old - m_new when the online sum rescales) is within D and
+ * is rounded by u D at most; expf is within 1.31 ulp (2.62 u, docs/math.md);
+ * so each e carries a relative error of (3 + D) u per exp it passes
+ * through: its own and one per rescale, of which a thread does at most
+ * ceil(n / 8) in its pass (>= 8 threads a row) and log2(256) = 8 in the
+ * merge tree. The sum adds gamma(n), 1/s (OpFDiv, 2.5 ulp) 5 u and the
+ * last product u. Masked (-inf) entries give exactly 0, a row of only
+ * -inf gives NaN. */
+static void softmax_case(rt_rng *r, int rows, int n, int masked, bool nan_row, const char *const *v, int nv)
+{
+    size_t len = (size_t)rows * n;
+    float *x = kd_normal(r, len, 0, 2);
+    for (int k = 0; k < masked; k++) /* masked positions, never a whole row */
+        x[(size_t)rt_int(r, 0, rows - 1) * n + (size_t)rt_int(r, 1, n - 1)] = -INFINITY;
+    if (nan_row)
+        for (int i = 0; i < n; i++)
+            x[(size_t)(rows - 1) * n + i] = -INFINITY;
+    float *want = kd_alloc(len);
+    double *bound = kd_bounds(len);
+    kc_ref_softmax(rows, n, x, want);
+    double rescales = ceil(n / 8.0) + 8;
+    for (int row = 0; row < rows; row++) {
+        const float *xr = x + (size_t)row * n;
+        double m = -INFINITY, lo = INFINITY;
+        for (int i = 0; i < n; i++)
+            m = fmax(m, xr[i]), lo = isinf(xr[i]) ? lo : fmin(lo, xr[i]);
+        double D = m - lo, rel = (3 + D) * KD_U * (1 + rescales) + gamma_n(n) + 6 * KD_U;
+        for (int i = 0; i < n; i++) {
+            size_t at = (size_t)row * n + i;
+            bound[at] = isinf(m) ? NAN : rel * fabs(want[at]) + KD_U * fabs(want[at]);
+        }
+    }
+    kcrt_buffer *bx = kd_in(x, len, false), *by = kd_out(len);
+    kd_case c = {.kernel = "softmax",
+                 .nargs = 4,
+                 .out = by,
+                 .n = len,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("softmax")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "rows=%d n=%d (%d masked%s)", rows, n, masked,
+             nan_row ? ", the last row all -inf" : "");
+    kcrt_arg args[] = {KCRT_I32(rows), KCRT_I32(n), KCRT_BUF(bx), KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+    free(x), free(want), free(bound);
+}
+
+static void test_softmax(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x50);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("softmax", v);
+    kd_begin();
+    /* a single element (y = 1); rows no multiple of R = 8 and shorter
+     * than a row's threads; a HuBERT-like row of 140; rows longer than
+     * every workgroup with masked entries; a fully masked row (NaN) */
+    softmax_case(&r, 1, 1, 0, false, v, nv);
+    softmax_case(&r, 3, 7, 0, false, v, nv);
+    softmax_case(&r, 13, 140, 0, false, v, nv);
+    softmax_case(&r, 5, 1030, 40, false, v, nv);
+    softmax_case(&r, 3, 33, 5, true, v, nv);
+    kd_report("softmax", nv, 5, kd_info("softmax")->tolerance);
+}
+
+/* ---- layernorm ------------------------------------------------------------------------------- */
+
+/* y = (x - mean) rstd gamma + beta. The float mean is off by dmu <=
+ * (gamma(n) + 5 u) mean|x| (a sum of n terms, then OpFDiv); the sum of
+ * squares of the centred values is the exact n var + n dmu^2 within
+ * gamma(n + 2); rsqrtf (about 1 ulp), the division by n (2.5 ulp) and
+ * + eps add 8 u, and the square root halves the relative error: rstd is
+ * within e_r = (gamma(n + 2) + dmu^2 rstd^2) / 2 + 8 u relatively. Then
+ * y's error is |gamma| rstd ((|x - mean| + dmu)(e_r + 3 u) + dmu) plus
+ * the roundings of the last multiply-add. dmu rstd is the kernel's
+ * condition: rows with a large mean (mean|x| / std = 100 here) lose that
+ * many times more, so their L2 tolerance is kc.yaml's times mean|x| rstd. */
+static void layernorm_case(rt_rng *r, int rows, int n, float eps, float mean, bool const_row,
+                           const char *const *v, int nv)
+{
+    size_t len = (size_t)rows * n;
+    float *x = kd_normal(r, len, mean, 1), *g = kd_normal(r, (size_t)n, 1, 0.5f),
+          *be = kd_uniform(r, (size_t)n, -1, 1);
+    if (const_row)
+        for (int i = 0; i < n; i++)
+            x[i] = x[0];
+    float *want = kd_alloc(len);
+    double *bound = kd_bounds(len), cond = 1;
+    kc_ref_layernorm(rows, n, eps, x, g, be, want);
+    for (int row = 0; row < rows; row++) {
+        const float *xr = x + (size_t)row * n;
+        double mu = 0, absmean = 0, var = 0;
+        for (int i = 0; i < n; i++)
+            mu += xr[i], absmean += fabs(xr[i]);
+        mu /= n, absmean /= n;
+        for (int i = 0; i < n; i++)
+            var += (xr[i] - mu) * (xr[i] - mu);
+        double rstd = 1 / sqrt(var / n + eps), dmu = (gamma_n(n) + 5 * KD_U) * absmean;
+        double er = (gamma_n(n + 2) + dmu * dmu * rstd * rstd) / 2 + 8 * KD_U;
+        cond = fmax(cond, absmean * rstd);
+        for (int i = 0; i < n; i++) {
+            size_t at = (size_t)row * n + i;
+            bound[at] = fabs(g[i]) * rstd * ((fabs(xr[i] - mu) + dmu) * (er + 3 * KD_U) + dmu) +
+                        2 * KD_U * (fabs(want[at]) + fabs(be[i]));
+        }
+    }
+    kcrt_buffer *bx = kd_in(x, len, false), *bg = kd_in(g, (size_t)n, false),
+                *bb = kd_in(be, (size_t)n, false);
+    kcrt_buffer *by = kd_out(len);
+    kd_case c = {.kernel = "layernorm",
+                 .nargs = 7,
+                 .out = by,
+                 .n = len,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("layernorm")->tolerance * cond};
+    snprintf(c.shape, sizeof c.shape, "rows=%d n=%d eps=%g (row mean %g%s)", rows, n, eps, mean,
+             const_row ? ", the first row constant" : "");
+    kcrt_arg args[] = {KCRT_I32(rows), KCRT_I32(n),  KCRT_F32(eps), KCRT_BUF(bx),
+                       KCRT_BUF(bg),   KCRT_BUF(bb), KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bg), kcrt_buffer_free(bb), kcrt_buffer_free(by);
+    free(x), free(g), free(be), free(want), free(bound);
+}
+
+static void test_layernorm(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x4c);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("layernorm", v);
+    kd_begin();
+    /* a single element (y = beta); rows no multiple of R and shorter than
+     * a row's threads; longer than every workgroup; a large mean (where a
+     * one-pass variance cancels); a constant row (variance 0: eps alone) */
+    layernorm_case(&r, 1, 1, 1e-5f, 0, false, v, nv);
+    layernorm_case(&r, 3, 7, 1e-5f, 0, false, v, nv);
+    layernorm_case(&r, 5, 300, 1e-3f, 0, false, v, nv);
+    layernorm_case(&r, 9, 37, 1e-5f, 100, false, v, nv);
+    layernorm_case(&r, 2, 33, 0.1f, 0, true, v, nv);
+    layernorm_case(&r, 2, 1030, 0, 0, false, v, nv);
+    kd_report("layernorm", nv, 6, kd_info("layernorm")->tolerance);
+}
+
+/* ---- conv1d ---------------------------------------------------------------------------------- */
+
+/* cin ks products and a bias per output (taps outside x add exact zeros):
+ * within gamma(cin ks + 1) S, S = |bias| + sum |w||x| (the reference on
+ * absolute values, slope 1), times max(1, |slope|) for the leaky ReLU,
+ * plus its rounding and the reference's. */
+typedef struct conv_shape {
+    int cin, cout, t_in, ks, a, b, c; /* conv1d: dil, pad, -; conv_transpose1d: stride, pad, out_pad */
+    float slope;
+} conv_shape;
+
+static void conv1d_case(rt_rng *r, conv_shape s, const char *const *v, int nv)
+{
+    int dil = s.a, pad = s.b, t_out = kc_ref_conv1d_len(s.t_in, s.ks, dil, pad);
+    size_t nx = (size_t)s.cin * s.t_in, nw = (size_t)s.cout * s.cin * s.ks, ny = (size_t)s.cout * t_out;
+    float *x = kd_uniform(r, nx, -1, 1), *w = kd_uniform(r, nw, -1, 1),
+          *bias = kd_uniform(r, (size_t)s.cout, -1, 1);
+    float *want = kd_alloc(ny), *S = kd_alloc(ny);
+    double *bound = kd_bounds(ny);
+    kc_ref_conv1d(s.cin, s.cout, s.t_in, s.ks, dil, pad, s.slope, x, w, bias, want);
+    float *ax = kd_abs(x, nx), *aw = kd_abs(w, nw), *ab = kd_abs(bias, (size_t)s.cout);
+    kc_ref_conv1d(s.cin, s.cout, s.t_in, s.ks, dil, pad, 1.0f, ax, aw, ab, S);
+    for (size_t i = 0; i < ny; i++)
+        bound[i] = fmax(1, fabs(s.slope)) * gamma_n(s.cin * s.ks + 2) * S[i] + 2 * KD_U * fabs(want[i]);
+    kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(w, nw, false),
+                *bb = kd_in(bias, (size_t)s.cout, false);
+    kcrt_buffer *by = kd_out(ny);
+    kd_case c = {.kernel = "conv1d",
+                 .nargs = 11,
+                 .out = by,
+                 .n = ny,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("conv1d")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "cin=%d cout=%d t_in=%d ks=%d dil=%d pad=%d slope=%g (t_out %d)", s.cin,
+             s.cout, s.t_in, s.ks, dil, pad, s.slope, t_out);
+    kcrt_arg args[] = {KCRT_I32(s.cin), KCRT_I32(s.cout), KCRT_I32(s.t_in),  KCRT_I32(s.ks),
+                       KCRT_I32(dil),   KCRT_I32(pad),    KCRT_F32(s.slope), KCRT_BUF(bx),
+                       KCRT_BUF(bw),    KCRT_BUF(bb),     KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bw), kcrt_buffer_free(bb), kcrt_buffer_free(by);
+    free(x), free(w), free(bias), free(want), free(S), free(bound), free(ax), free(aw), free(ab);
+}
+
+static void test_conv1d(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xc1);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("conv1d", v, KD_SAMPLE, &r);
+    kd_begin();
+    /* a single tap; "same" padding with a leaky slope; a dilated kernel 7
+     * with channels one past a tile; no padding (valid); an even kernel,
+     * padding beyond its reach and a negative slope; a kernel longer than
+     * the signal; channels and steps one past the largest tiles (BM 128,
+     * BN 256, BK 16); padding 4 with dilation 1, so that the taps past
+     * either end of x fall in each of a float4 chunk's four lanes */
+    static const conv_shape cases[] = {
+        {1, 1, 1, 1, 1, 0, 0, 1.0f},      {5, 19, 67, 3, 1, 1, 0, 0.1f}, {13, 33, 131, 7, 3, 9, 0, 1.0f},
+        {3, 6, 40, 5, 2, 0, 0, 0.2f},     {4, 7, 23, 2, 4, 6, 0, -0.5f}, {2, 3, 3, 5, 1, 2, 0, 0.01f},
+        {17, 129, 257, 3, 1, 1, 0, 1.0f}, {3, 5, 29, 9, 1, 4, 0, 0.1f},
+    };
+    int n = (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < n; i++)
+        conv1d_case(&r, cases[i], v, nv);
+    kd_report("conv1d (a sample of its variants)", nv, n, kd_info("conv1d")->tolerance);
+}
+
+/* ---- conv_transpose1d ------------------------------------------------------------------------ */
+
+/* An output takes ceil(ks / stride) taps of each input channel at most:
+ * within gamma(cin ceil(ks / stride) + 1) S, S from the reference on
+ * absolute values; outputs no tap reaches are the bias, exactly. */
+static void convt_case(rt_rng *r, conv_shape s, const char *const *v, int nv)
+{
+    int stride = s.a, pad = s.b, out_pad = s.c,
+        t_out = kc_ref_conv_transpose1d_len(s.t_in, s.ks, stride, pad, out_pad);
+    size_t nx = (size_t)s.cin * s.t_in, nw = (size_t)s.cin * s.cout * s.ks, ny = (size_t)s.cout * t_out;
+    float *x = kd_uniform(r, nx, -1, 1), *w = kd_uniform(r, nw, -1, 1),
+          *bias = kd_uniform(r, (size_t)s.cout, -1, 1);
+    float *want = kd_alloc(ny), *S = kd_alloc(ny);
+    double *bound = kd_bounds(ny);
+    kc_ref_conv_transpose1d(s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, x, w, bias, want);
+    float *ax = kd_abs(x, nx), *aw = kd_abs(w, nw), *ab = kd_abs(bias, (size_t)s.cout);
+    kc_ref_conv_transpose1d(s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, ax, aw, ab, S);
+    int taps = s.cin * ((s.ks + stride - 1) / stride);
+    for (size_t i = 0; i < ny; i++)
+        bound[i] = gamma_n(taps + 2) * S[i] + KD_U * fabs(want[i]);
+    kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(w, nw, false),
+                *bb = kd_in(bias, (size_t)s.cout, false);
+    kcrt_buffer *by = kd_out(ny);
+    kd_case c = {.kernel = "conv_transpose1d",
+                 .nargs = 11,
+                 .out = by,
+                 .n = ny,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("conv_transpose1d")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "cin=%d cout=%d t_in=%d ks=%d stride=%d pad=%d out_pad=%d (t_out %d)",
+             s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, t_out);
+    kcrt_arg args[] = {KCRT_I32(s.cin),  KCRT_I32(s.cout), KCRT_I32(s.t_in),  KCRT_I32(s.ks),
+                       KCRT_I32(stride), KCRT_I32(pad),    KCRT_I32(out_pad), KCRT_BUF(bx),
+                       KCRT_BUF(bw),     KCRT_BUF(bb),     KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bw), kcrt_buffer_free(bb), kcrt_buffer_free(by);
+    free(x), free(w), free(bias), free(want), free(S), free(bound), free(ax), free(aw), free(ab);
+}
+
+static void test_conv_transpose1d(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xc7);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("conv_transpose1d", v, KD_SAMPLE, &r);
+    kd_begin();
+    /* a single tap; HiFi-GAN's ks 16, stride 10, pad 3; output padding;
+     * a stride longer than the kernel (phases no tap reaches: bias only)
+     * and out_pad > pad (samples past the full result); channels and
+     * steps one past the largest tiles */
+    static const conv_shape cases[] = {
+        {1, 1, 1, 1, 1, 0, 0, 0},   {5, 7, 13, 16, 10, 3, 0, 0}, {9, 35, 29, 4, 2, 1, 1, 0},
+        {3, 4, 10, 3, 5, 0, 2, 0},  {6, 5, 11, 7, 3, 4, 2, 0},   {17, 129, 30, 16, 10, 3, 0, 0},
+        {4, 3, 260, 5, 1, 2, 0, 0},
+    };
+    int n = (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < n; i++)
+        convt_case(&r, cases[i], v, nv);
+    kd_report("conv_transpose1d (a sample of its variants)", nv, n, kd_info("conv_transpose1d")->tolerance);
+}
+
+/* ---- real shapes ----------------------------------------------------------------------------- */
+
+/* The value of `name` in a shape of the bundle ("M=140,N=768,K=768,act=0"),
+ * or def. */
+static int kd_shape_int(const char *shape, const char *name, int def)
+{
+    size_t len = strlen(name);
+    for (const char *p = shape; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, len) && p[len] == '=')
+            return atoi(p + len + 1);
+    return def;
+}
+
+/* The flops of a kernel at one of its shapes, from the bundle's formula. */
+static double kd_shape_flops(const kcrt_kernel_info *k, const char *shape)
+{
+    const char *names[16];
+    int64_t values[16];
+    int n = 0;
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", shape);
+    for (char *t = strtok_r(copy, ",", &save); t && n < 16; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        assert_non_null(eq);
+        *eq = 0;
+        names[n] = NULL; /* the parameter's own name, which outlives copy */
+        for (int i = 0; i < k->nparams; i++)
+            if (!strcmp(k->params[i].name, t))
+                names[n] = k->params[i].name;
+        if (!names[n])
+            fail_msg("%s: shape %s names '%s', not a parameter", k->name, shape, t);
+        values[n++] = atoll(eq + 1);
+    }
+    int64_t flops = 0;
+    char err[256];
+    if (!k->flops || kcrt_eval(k->flops, names, values, n, &flops, err, sizeof err) != KCRT_OK)
+        fail_msg("%s: the flops of shape %s do not evaluate", k->name, shape);
+    return (double)flops;
+}
+
+/* Up to two of the kernel's kc.yaml shapes that stay fast on lavapipe (at
+ * most 5e8 flops; the cheapest one in any case), cheapest first. */
+static int kd_fast_shapes(const kcrt_kernel_info *k, const char **out)
+{
+    int n = 0;
+    for (int round = 0; round < 2; round++) {
+        int best = -1;
+        double best_flops = 0;
+        for (int i = 0; i < k->nshapes; i++) {
+            double f = kd_shape_flops(k, k->shapes[i]);
+            bool taken = n > 0 && out[0] == k->shapes[i];
+            if (!taken && (best < 0 || f < best_flops))
+                best = i, best_flops = f;
+        }
+        if (best < 0 || (n > 0 && best_flops > 5e8))
+            break;
+        out[n++] = k->shapes[best];
+    }
+    return n;
+}
+
+/* Each kernel at its fast kc.yaml shapes, in the default variant and three
+ * more chosen by the seed. Scalars a shape leaves out take typical values
+ * (bias on, a leaky slope of 0.1, eps 1e-5). */
+static void test_real_shapes(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x7e);
+    static const char *kernels[] = {"saxpy",           "gemm", "gemv", "softmax", "layernorm", "conv1d",
+                                    "conv_transpose1d"};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        const kcrt_kernel_info *info = kd_info(kernels[k]);
+        const char *shapes[2], *v[8];
+        int ns = kd_fast_shapes(info, shapes), nv = kd_some_variants(kernels[k], v, 3, &r);
+        kd_begin();
+        for (int i = 0; i < ns; i++) {
+            const char *sh = shapes[i];
+#define I(name, def) kd_shape_int(sh, name, def)
+            if (!strcmp(kernels[k], "saxpy"))
+                saxpy_case(&r, I("n", 0), 1.5f, v, nv);
+            else if (!strcmp(kernels[k], "gemm"))
+                gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, v, nv);
+            else if (!strcmp(kernels[k], "gemv"))
+                gemv_case(&r, I("N", 0), I("K", 0), true, v, nv);
+            else if (!strcmp(kernels[k], "softmax"))
+                softmax_case(&r, I("rows", 0), I("n", 0), 0, false, v, nv);
+            else if (!strcmp(kernels[k], "layernorm"))
+                layernorm_case(&r, I("rows", 0), I("n", 0), 1e-5f, 0, false, v, nv);
+            else if (!strcmp(kernels[k], "conv1d"))
+                conv1d_case(&r,
+                            (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("dil", 1),
+                                         I("pad", 0), 0, 0.1f},
+                            v, nv);
+            else
+                convt_case(&r,
+                           (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("stride", 1),
+                                        I("pad", 0), I("out_pad", 0), 0},
+                           v, nv);
+#undef I
+        }
+        char what[96];
+        snprintf(what, sizeof what, "%s at kc.yaml's shapes", kernels[k]);
+        kd_report(what, nv, ns, info->tolerance);
+    }
+}
+
+/* The bundle holds the kernels this file tests and no other: a kernel
+ * added to kernels/ fails here until it has its cases. */
+static void test_bundle_has_every_kernel(void **state)
+{
+    (void)state;
+    static const char *tested[] = {"saxpy",           "gemm", "gemv", "softmax", "layernorm", "conv1d",
+                                   "conv_transpose1d"};
+    int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
+    for (int i = 0; i < n; i++) {
+        const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
+        bool known = false;
+        for (size_t j = 0; j < sizeof tested / sizeof tested[0]; j++)
+            known |= !strcmp(tested[j], k->name);
+        if (!known)
+            fail_msg("kernels/ has a kernel '%s' that test_kernels_device.c does not test", k->name);
+        total += k->nvariants;
+    }
+    assert_int_equal((int)(sizeof tested / sizeof tested[0]), n);
+    print_message("    %d kernels, %d variants\n", n, total);
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+/* Before each test: the bundle, which kd_unload frees after it. */
+static int kd_load(void **state)
+{
+    (void)state;
+    if (kcrt_bundle_load(rt_ctx, KD_BUNDLE, &kd_bundle) != KCRT_OK) {
+        fprintf(stderr, "cannot load %s: %s\n", KD_BUNDLE, kcrt_error(rt_ctx));
+        return 1;
+    }
+    return 0;
+}
+
+/* After each test: free the pipelines it made (lavapipe keeps each one,
+ * megabytes for gemm's, until its bundle goes) with the bundle, which the
+ * next test loads again. Freed first, so that a failing
+ * check below (which leaves by longjmp) cannot keep them; rt_teardown's
+ * count of validation messages is cumulative, so its one check covers
+ * the test's launches and the freeing (kcrt_bundle_free waits for the
+ * launches first). */
+static int kd_unload(void **state)
+{
+    kcrt_bundle_free(kd_bundle);
+    kd_bundle = NULL;
+    return rt_teardown(state);
+}
+
+/* The seed: KC_TEST_SEED, or a fresh one from the clock and the process. */
+static uint64_t kd_pick_seed(void)
+{
+    const char *s = getenv("KC_TEST_SEED");
+    if (s && *s)
+        return strtoull(s, NULL, 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40);
+    return x ? x : 1;
+}
+
+/* test_kernels_device [PATTERN...]: the tests whose names match one of the
+ * patterns (fnmatch: "test_conv*"), or all. */
+int main(int argc, char **argv)
+{
+    static const struct CMUnitTest all[] = {
+        cmocka_unit_test_setup_teardown(test_bundle_has_every_kernel, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_saxpy, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_real_shapes, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_conv1d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_conv_transpose1d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_gemm, kd_load, kd_unload),
+    };
+    struct CMUnitTest chosen[sizeof all / sizeof all[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        bool match = argc < 2;
+        for (int a = 1; a < argc; a++)
+            match |= fnmatch(argv[a], all[i].name, 0) == 0;
+        if (match)
+            chosen[n++] = all[i];
+    }
+    if (n == 0) {
+        fprintf(stderr, "test_kernels_device: no test matches the pattern(s)\n");
+        return 1;
+    }
+    kd_seed = kd_pick_seed();
+    fprintf(stderr, "test_kernels_device: seed %llu (KC_TEST_SEED=%llu replays this run)\n",
+            (unsigned long long)kd_seed, (unsigned long long)kd_seed);
+    int rc = rt_open_or_skip("test_kernels_device");
+    if (rc)
+        return rc;
+    int failed = _cmocka_run_group_tests("test_kernels_device", chosen, n, NULL, NULL);
+    if (failed)
+        fprintf(stderr, "test_kernels_device: failed with seed %llu: KC_TEST_SEED=%llu replays it\n",
+                (unsigned long long)kd_seed, (unsigned long long)kd_seed);
+    return rt_close_all(failed);
+}
