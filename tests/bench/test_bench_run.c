@@ -58,7 +58,8 @@ static const char *scaled_baseline(const char *from, const char *to, double fact
 {
     json_t *b = load(from), *bench;
     size_t i, j;
-    json_array_foreach(json_object_get(b, "benchmarks"), i, bench) {
+    json_array_foreach(json_object_get(b, "benchmarks"), i, bench)
+    {
         json_t *ratios = json_object_get(bench, "ratios"), *r;
         json_array_foreach(ratios, j, r)
             json_array_set_new(ratios, j, json_real(json_number_value(r) * factor));
@@ -111,8 +112,8 @@ static void record(void **state)
 {
     (void)state;
     char *out;
-    int rc = kc_test_sh(&out, "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --record %s", RT_KC,
-                BENCH, path("base.json"));
+    int rc = kc_test_sh(&out, "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --record %s",
+                        RT_KC, BENCH, path("base.json"));
     if (rc != 0)
         fail_msg("exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "recorded the baseline");
@@ -132,11 +133,12 @@ static void identical_rerun(void **state)
     (void)state;
     char *out;
     int rc = kc_test_sh(&out,
-                "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --baseline %s "
-                "--max-regression 30%% --json %s",
-                RT_KC, BENCH,
-                SANITIZED ? scaled_baseline(path("base.json"), path("base_x2.json"), 2.0) : path("base.json"),
-                path("again.json"));
+                        "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --baseline %s "
+                        "--max-regression 30%% --json %s",
+                        RT_KC, BENCH,
+                        SANITIZED ? scaled_baseline(path("base.json"), path("base_x2.json"), 2.0)
+                                  : path("base.json"),
+                        path("again.json"));
     bool alarm = rc != 0 || strstr(out, "REGRESSION") || !strstr(out, "vs baseline");
     if (alarm)
         print_error("a false alarm on an identical re-run (exit %d):\n%s\n", rc, out);
@@ -156,11 +158,11 @@ static void slowed_is_caught(void **state)
 {
     (void)state;
     char *out;
-    int rc =
-        kc_test_sh(&out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 30%% --junit %s --json %s",
-           RT_KC, SLOWED,
-           SANITIZED ? scaled_baseline(path("base.json"), path("base_half.json"), 0.5) : path("base.json"),
-           path("slow.xml"), path("slow.json"));
+    int rc = kc_test_sh(
+        &out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 30%% --junit %s --json %s",
+        RT_KC, SLOWED,
+        SANITIZED ? scaled_baseline(path("base.json"), path("base_half.json"), 0.5) : path("base.json"),
+        path("slow.xml"), path("slow.json"));
     if (rc != 1)
         fail_msg("the slowed conv1d was not caught (exit %d):\n%s", rc, out);
     ASSERT_CONTAINS(out, "REGRESSION conv1d ch=16,t_out=4096,ks=15");
@@ -190,23 +192,24 @@ static void other_device(void **state)
     assert_int_equal(0, json_dump_file(b, path("other.json"), 0));
     json_decref(b);
     char *out;
-    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s", RT_KC, BENCH,
-                           path("other.json")));
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s",
+                                   RT_KC, BENCH, path("other.json")));
     ASSERT_CONTAINS(out, "was recorded on another device");
     ASSERT_CONTAINS(out, "NVIDIA H100");
     ASSERT_CONTAINS(out, "--allow-other-device");
     if (strstr(out, "conv1d  "))
         fail_msg("measured anyway:\n%s", out);
     free(out);
-    assert_int_equal(0, kc_test_sh(&out,
-                           "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --skip-other-device",
-                           RT_KC, BENCH, path("other.json")));
+    assert_int_equal(
+        0,
+        kc_test_sh(&out, "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --skip-other-device",
+                   RT_KC, BENCH, path("other.json")));
     ASSERT_CONTAINS(out, "skipped");
     free(out);
     int rc = kc_test_sh(&out,
-                "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --allow-other-device "
-                "--max-regression 500%%",
-                RT_KC, BENCH, path("other.json"));
+                        "%s bench %s --kernel conv1d --repeat 5 --quiet --baseline %s --allow-other-device "
+                        "--max-regression 500%%",
+                        RT_KC, BENCH, path("other.json"));
     if (rc != 0)
         fail_msg("exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "ANOTHER DEVICE");
@@ -229,11 +232,13 @@ static void usage_and_errors(void **state)
     ASSERT_CONTAINS(out, "has no kernel 'nope'");
     free(out);
     /* a shape naming what the kernel does not have: that benchmark fails */
-    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel saxpy --shape m=5 --repeat 5 --quiet", RT_KC, BENCH));
+    assert_int_equal(
+        1, kc_test_sh(&out, "%s bench %s --kernel saxpy --shape m=5 --repeat 5 --quiet", RT_KC, BENCH));
     ASSERT_CONTAINS(out, "names 'm', which is not a scalar of saxpy");
     free(out);
-    assert_int_equal(
-        1, kc_test_sh(&out, "%s bench %s --kernel conv1d --shape ch=4,t_out=64 --repeat 5 --quiet", RT_KC, BENCH));
+    assert_int_equal(1,
+                     kc_test_sh(&out, "%s bench %s --kernel conv1d --shape ch=4,t_out=64 --repeat 5 --quiet",
+                                RT_KC, BENCH));
     ASSERT_CONTAINS(out, "no value for the integer scalar 'ks'");
     free(out);
     assert_int_equal(1, kc_test_sh(&out, "%s bench %s --baseline %s/nothing.json", RT_KC, BENCH, dir));

@@ -56,14 +56,15 @@ static void test_devices_lists_this_device(void **state)
     ASSERT_CONTAINS(out, "\"timestamp_period_ns\": ");
     assert_int_equal('[', out[0]);
     free(out);
-    assert_int_equal(1, kc_test_sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices --backend vulkan", RT_KC));
+    assert_int_equal(1,
+                     kc_test_sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices --backend vulkan", RT_KC));
     ASSERT_CONTAINS(out, "kc devices: Vulkan is not available");
     free(out);
     /* every backend, each with its reason */
     assert_int_equal(1, kc_test_sh(&out,
-                           "KCRT_VULKAN_LIBRARY=/nonexistent KCRT_HIP_LIBRARY=/nonexistent "
-                           "KCRT_CUDA_LIBRARY=/nonexistent %s devices",
-                           RT_KC));
+                                   "KCRT_VULKAN_LIBRARY=/nonexistent KCRT_HIP_LIBRARY=/nonexistent "
+                                   "KCRT_CUDA_LIBRARY=/nonexistent %s devices",
+                                   RT_KC));
     ASSERT_CONTAINS(out, "kc devices: no backend is available: hip: HIP is not available");
     ASSERT_CONTAINS(out, "; cuda: CUDA is not available");
     ASSERT_CONTAINS(out, "; vulkan: Vulkan is not available");
@@ -86,8 +87,8 @@ static void test_run_computes_from_files(void **state)
     write_floats(path("x.f32"), x, N);
     write_floats(path("y.f32"), y, N);
     char *out;
-    int rc = kc_test_sh(&out, "%s run %s saxpy n=%d a=0.5 x=@%s y=@%s --out y=%s --out x=%s --repeat 3", RT_KC,
-                RT_BUNDLE, N, path("x.f32"), path("y.f32"), path("out.f32"), path("xout.f32"));
+    int rc = kc_test_sh(&out, "%s run %s saxpy n=%d a=0.5 x=@%s y=@%s --out y=%s --out x=%s --repeat 3",
+                        RT_KC, RT_BUNDLE, N, path("x.f32"), path("y.f32"), path("out.f32"), path("xout.f32"));
     if (rc != 0)
         fail_msg("kc run failed (%d):\n%s", rc, out);
     ASSERT_CONTAINS(out, "kernel   saxpy\nvariant  SX_WG=64,SX_TM=2 (the default variant");
@@ -111,9 +112,9 @@ static void test_run_fills_buffers_as_init_says(void **state)
     char *out;
     /* reduce_sum's kc.yaml says x: index */
     int rc = kc_test_sh(&out,
-                "%s run %s reduce_sum n=1000 --variant RD_WG=32,RD_PER=1 --out x=%s --out partial=%s "
-                "--repeat 0 --json",
-                RT_KC, RT_BUNDLE, path("rx"), path("rp"));
+                        "%s run %s reduce_sum n=1000 --variant RD_WG=32,RD_PER=1 --out x=%s --out partial=%s "
+                        "--repeat 0 --json",
+                        RT_KC, RT_BUNDLE, path("rx"), path("rp"));
     if (rc != 0)
         fail_msg("kc run failed (%d):\n%s", rc, out);
     ASSERT_CONTAINS(out, "{\"kernel\": \"reduce_sum\", \"variant\": \"RD_WG=32,RD_PER=1\"");
@@ -134,7 +135,7 @@ static void test_run_fills_buffers_as_init_says(void **state)
     free(x), free(p);
     /* saxpy's x is normal, y uniform in [-1, 1): random, never all zeros, and the seed repeats them */
     assert_int_equal(0, kc_test_sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --out y=%s --repeat 0", RT_KC,
-                           RT_BUNDLE, path("nx"), path("ny")));
+                                   RT_BUNDLE, path("nx"), path("ny")));
     float *nx = read_floats(path("nx"), &n), *ny = read_floats(path("ny"), &n);
     double m = 0, v = 0;
     int outside = 0, zeros = 0;
@@ -147,7 +148,7 @@ static void test_run_fills_buffers_as_init_says(void **state)
     assert_int_equal(0, outside);
     assert_true(zeros < 3);
     assert_int_equal(0, kc_test_sh(NULL, "%s run %s saxpy n=4000 a=0 --out x=%s --repeat 0 --seed 1", RT_KC,
-                           RT_BUNDLE, path("nx2")));
+                                   RT_BUNDLE, path("nx2")));
     float *nx2 = read_floats(path("nx2"), &n);
     assert_memory_equal(nx, nx2, 4000 * 4);
     free(nx), free(ny), free(nx2);

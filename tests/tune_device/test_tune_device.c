@@ -107,7 +107,8 @@ static void chosen(const char *bundle, const char *kernel, const char *args, cha
                    char *why, size_t whylen)
 {
     char *out;
-    assert_int_equal(0, kc_test_sh(&out, "KCRT_LOG=debug %s run %s %s %s --repeat 0", KC, bundle, kernel, args));
+    assert_int_equal(0,
+                     kc_test_sh(&out, "KCRT_LOG=debug %s run %s %s %s --repeat 0", KC, bundle, kernel, args));
     char key[256];
     snprintf(key, sizeof(key), "kcrt: %s(", kernel);
     const char *at = strstr(out, key);
@@ -182,8 +183,8 @@ static pid_t start_tune(const char *cache, const char *log)
     assert_true(pid >= 0);
     if (pid == 0) {
         char cmd[2048];
-        snprintf(cmd, sizeof(cmd), "exec " SAXPY_TUNE " --timing-cap 0.3s > %s 2>&1", KC, path("rvc.kcb"), cache,
-                 log);
+        snprintf(cmd, sizeof(cmd), "exec " SAXPY_TUNE " --timing-cap 0.3s > %s 2>&1", KC, path("rvc.kcb"),
+                 cache, log);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -212,7 +213,8 @@ static void test_sigkill_midway_then_resume_loses_nothing(void **state)
     free(out);
     int m = results(cache, "saxpy", after, 64);
     assert_int_equal(2 * SAXPY_SPACE, m);
-    assert_int_equal(2 * SAXPY_SPACE, count_status(after, m, "n=48000", "ok") + count_status(after, m, "n=1048576", "ok"));
+    assert_int_equal(2 * SAXPY_SPACE,
+                     count_status(after, m, "n=48000", "ok") + count_status(after, m, "n=1048576", "ok"));
     for (int i = 0; i < n; i++) {
         const result *r = find(after, m, before[i].shape, before[i].variant);
         assert_non_null(r);
@@ -249,8 +251,9 @@ static void test_wrong_variants_are_caught_and_never_chosen(void **state)
     (void)state;
     char *out;
     const char *cache = path("checked.db");
-    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel twice --cache %s --budget all --timing-cap 0.1s", KC,
-                           path("tt.kcb"), cache));
+    assert_int_equal(0,
+                     kc_test_sh(&out, "%s tune %s --kernel twice --cache %s --budget all --timing-cap 0.1s",
+                                KC, path("tt.kcb"), cache));
     ASSERT_CONTAINS(out, "2 verify_failed");
     free(out);
     result rs[32];
@@ -272,10 +275,12 @@ static void test_wrong_variants_are_caught_and_never_chosen(void **state)
     sqlite3 *db;
     sqlite3_stmt *st;
     assert_int_equal(SQLITE_OK, sqlite3_open_v2(cache, &db, SQLITE_OPEN_READONLY, NULL));
-    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, "SELECT variant, detail FROM results WHERE shape = 'n=4096'",
-                                                   -1, &st, NULL));
+    assert_int_equal(
+        SQLITE_OK,
+        sqlite3_prepare_v2(db, "SELECT variant, detail FROM results WHERE shape = 'n=4096'", -1, &st, NULL));
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *v = (const char *)sqlite3_column_text(st, 0), *detail = (const char *)sqlite3_column_text(st, 1);
+        const char *v = (const char *)sqlite3_column_text(st, 0),
+                   *detail = (const char *)sqlite3_column_text(st, 1);
         if (strcmp(v, "V=3") == 0)
             ASSERT_CONTAINS(detail, "exceeds the tolerance 1e-06");
         if (strcmp(v, "V=5") == 0)
@@ -290,8 +295,8 @@ static void test_a_hung_variant_is_a_timeout_and_kc_goes_on(void **state)
     (void)state;
     char *out;
     const char *cache = path("slow.db");
-    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel slow --cache %s --timeout 1s --timing-cap 0.1s", KC,
-                           path("tt.kcb"), cache));
+    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel slow --cache %s --timeout 1s --timing-cap 0.1s",
+                                   KC, path("tt.kcb"), cache));
     ASSERT_CONTAINS(out, "cannot be stopped from the host; recorded as a timeout");
     ASSERT_CONTAINS(out, "restarting to go on from the cache (1 of at most 20)");
     ASSERT_CONTAINS(out, "slow n=256: best S=1");
@@ -308,10 +313,12 @@ static void test_kernel_tuner_export_of_a_lavapipe_space_replays(void **state)
     (void)state;
     char *out;
     const char *cache = path("one.db"), *kt = path("saxpy_lavapipe.json");
-    assert_int_equal(0, kc_test_sh(&out, "%s cache export --kernel-tuner %s --cache %s --kernel saxpy --shape n=48000", KC, kt,
-                           cache));
+    assert_int_equal(
+        0, kc_test_sh(&out, "%s cache export --kernel-tuner %s --cache %s --kernel saxpy --shape n=48000", KC,
+                      kt, cache));
     free(out);
-    assert_int_equal(0, kc_test_sh(&out, "%s tune --replay %s --strategy exhaustive --budget-fraction 1 --json", KC, kt));
+    assert_int_equal(
+        0, kc_test_sh(&out, "%s tune --replay %s --strategy exhaustive --budget-fraction 1 --json", KC, kt));
     json_error_t e;
     json_t *o = json_loads(out, 0, &e);
     if (!o)
@@ -320,8 +327,8 @@ static void test_kernel_tuner_export_of_a_lavapipe_space_replays(void **state)
     assert_true(json_real_value(json_object_get(o, "mean_fraction_of_optimum")) == 1.0);
     result rs[64];
     int n = results(cache, "saxpy", rs, 64); /* the optimum is the cache's fastest, in ms */
-    assert_true(fabs(json_real_value(json_object_get(o, "optimum")) - fastest(rs, n, "n=48000")->time_ns / 1e6) <
-                1e-9);
+    assert_true(fabs(json_real_value(json_object_get(o, "optimum")) -
+                     fastest(rs, n, "n=48000")->time_ns / 1e6) < 1e-9);
     json_decref(o);
     free(out);
 }
@@ -345,7 +352,8 @@ static void test_bad_requests_say_what_and_where(void **state)
         {"--kernel saxpy --report r.pdf", "report", 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        assert_int_equal(cases[i].status, kc_test_sh(&out, "%s tune %s --cache %s %s", KC, rvc, cache, cases[i].args));
+        assert_int_equal(cases[i].status,
+                         kc_test_sh(&out, "%s tune %s --cache %s %s", KC, rvc, cache, cases[i].args));
         ASSERT_CONTAINS(out, cases[i].message);
         free(out);
     }
@@ -365,8 +373,9 @@ static int setup(void **state)
     if (!mkdtemp(dir))
         return 1;
     char *out;
-    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC, KC_SOURCE_DIR "/kernels",
-                path("rvc.kcb"), KC, KC_SOURCE_DIR "/tests/tune_device/kernels", path("tt.kcb"));
+    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC,
+                        KC_SOURCE_DIR "/kernels", path("rvc.kcb"), KC,
+                        KC_SOURCE_DIR "/tests/tune_device/kernels", path("tt.kcb"));
     if (rc)
         fprintf(stderr, "%s\n", out);
     free(out);
