@@ -4,13 +4,53 @@
 #include "dsl_private.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void kc_ctx_init(kc_ctx *c, FILE *out)
 {
     kc_arena_init(&c->arena);
     kc_src_init(&c->src, &c->arena);
     kc_diag_init(&c->diag, &c->src, out);
+    c->include_dirs = (kc_vec){0};
+}
+
+bool kc_ctx_allow_dir(kc_ctx *c, const char *dir)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+    if (!realpath(*dir ? dir : ".", buf) || stat(buf, &st) != 0)
+        return false;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return false;
+    }
+    size_t n = strlen(buf);
+    if (n > 1 && buf[n - 1] == '/')
+        buf[--n] = 0;
+    kc_vec_push(&c->arena, &c->include_dirs, kc_arena_strdup(&c->arena, buf));
+    return true;
+}
+
+bool kc_ctx_may_include(const kc_ctx *c, const char *real)
+{
+    for (int i = 0; i < c->include_dirs.len; i++) {
+        const char *dir = c->include_dirs.items[i];
+        size_t n = strlen(dir);
+        if (strcmp(dir, "/") == 0 || (strncmp(real, dir, n) == 0 && real[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* The folder of the file being parsed: its own includes may read it. */
+static void allow_dir_of(kc_ctx *c, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dir = slash ? kc_arena_strndup(&c->arena, path, (size_t)(slash - path + 1)) : ".";
+    kc_ctx_allow_dir(c, dir);
 }
 
 void kc_ctx_free(kc_ctx *c)
@@ -59,16 +99,17 @@ static kc_program *parse_file(kc_ctx *c, int file)
 
 kc_program *kc_dsl_parse(kc_ctx *c, const char *path)
 {
-    int file = kc_src_load(&c->src, path);
+    int file = kc_src_load(&c->src, path, KC_MAX_SOURCE_BYTES);
+    if (file < 0 && errno == EFBIG) {
+        kc_error_at(&c->diag, KC_NO_LOC, "'%s' is too large; kernel files may be up to %u MiB", path,
+                    KC_MAX_SOURCE_BYTES >> 20);
+        return NULL;
+    }
     if (file < 0) {
-        kc_error_at(&c->diag, KC_NO_LOC, "cannot read '%s': %s", path, strerror(errno));
+        kc_error_at(&c->diag, KC_NO_LOC, "cannot read '%s': %s", path, kc_read_error(errno));
         return NULL;
     }
-    if (c->src.files[file]->len > KC_MAX_SOURCE_BYTES) {
-        kc_error_at(&c->diag, KC_NO_LOC, "'%s' is too large (%zu MiB); kernel files may be up to %u MiB", path,
-                    c->src.files[file]->len >> 20, KC_MAX_SOURCE_BYTES >> 20);
-        return NULL;
-    }
+    allow_dir_of(c, path);
     return parse_file(c, file);
 }
 
@@ -79,6 +120,7 @@ kc_program *kc_dsl_parse_text(kc_ctx *c, const char *path, const char *text, siz
                     KC_MAX_SOURCE_BYTES >> 20);
         return NULL;
     }
+    allow_dir_of(c, path);
     return parse_file(c, kc_src_add(&c->src, path, text, len, false));
 }
 

@@ -352,11 +352,20 @@ typedef struct kc_ctx {
     kc_arena arena;
     kc_src src;
     kc_diag diag;
+    /* The folders whose files `#include "file"` may read (DESIGN.md §11,
+     * docs/security.md), as real paths: the main file's folder, added when
+     * it is parsed, and those of kc_ctx_allow_dir (-I). */
+    kc_vec include_dirs;
 } kc_ctx;
 
 /* out: where diagnostics are printed as they come (NULL: only kept). */
 void kc_ctx_init(kc_ctx *c, FILE *out);
 void kc_ctx_free(kc_ctx *c);
+/* Lets #include read regular files under dir and its subfolders; false
+ * (errno set) when dir is not a folder that exists. */
+bool kc_ctx_allow_dir(kc_ctx *c, const char *dir);
+/* Is the real path inside one of the folders includes may read? */
+bool kc_ctx_may_include(const kc_ctx *c, const char *real);
 
 /* Largest source file the front end reads. */
 #define KC_MAX_SOURCE_BYTES (16u << 20)

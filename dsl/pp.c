@@ -14,6 +14,7 @@
  */
 #include "dsl_private.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,38 @@ static void report_cycle(pp *P, kc_loc deepest)
     kc_error_at(&c->diag, deepest, "#include nested more than %d deep", KC_MAX_INCLUDE_DEPTH);
 }
 
+/* Reads an included file if DESIGN.md §11 lets a package read it: a
+ * regular file, under the package's folder or one given with -I, within
+ * the size bound. Its contents are never echoed before they are known to
+ * be kernel source, so nothing of a refused file reaches a diagnostic.
+ * Returns the file's index, -1 when it is skipped (#pragma once) or an
+ * error was reported. */
+static int open_include(pp *P, const char *path, kc_loc at)
+{
+    kc_ctx *c = P->c;
+    char buf[PATH_MAX];
+    if (!realpath(path, buf)) {
+        kc_error_at(&c->diag, at, "cannot open included file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (!kc_ctx_may_include(c, buf)) {
+        kc_error_at(&c->diag, at, "included file '%s' is outside the package's folder", path);
+        kc_diag_fix(&c->diag, "a kernel may include files of its own folder and its subfolders; "
+                              "pass -I DIR to kc to allow another folder");
+        return -1;
+    }
+    if (kc_map_get(&P->once, buf))
+        return -1;
+    int file = kc_src_load(&c->src, buf, KC_MAX_SOURCE_BYTES);
+    if (file < 0 && errno == EFBIG)
+        kc_error_at(&c->diag, at, "included file '%s' is too large (over %u MiB)", path, KC_MAX_SOURCE_BYTES >> 20);
+    else if (file < 0)
+        kc_error_at(&c->diag, at, "cannot open included file '%s': %s", path, kc_read_error(errno));
+    else
+        c->src.files[file]->path = kc_arena_strdup(&c->arena, path);
+    return file;
+}
+
 static void do_include(pp *P, const tokvec *v, int i, int end)
 {
     kc_ctx *c = P->c;
@@ -192,18 +225,9 @@ static void do_include(pp *P, const tokvec *v, int i, int end)
         }
         const char *from = c->src.files[name->loc.file]->path;
         const char *path = inner[0] == '/' ? inner : kc_arena_printf(&c->arena, "%s%s", dir_of(&c->arena, from), inner);
-        if (kc_map_get(&P->once, real_path(&c->arena, path)))
+        file = open_include(P, path, name->loc);
+        if (file < 0)
             return;
-        file = kc_src_load(&c->src, path);
-        if (file < 0) {
-            kc_error_at(&c->diag, name->loc, "cannot open included file '%s'", path);
-            return;
-        }
-        if (c->src.files[file]->len > KC_MAX_SOURCE_BYTES) {
-            kc_error_at(&c->diag, name->loc, "included file '%s' is too large (over %u MiB)", path,
-                        KC_MAX_SOURCE_BYTES >> 20);
-            return;
-        }
     }
     if (P->depth >= KC_MAX_INCLUDE_DEPTH) {
         report_cycle(P, name->loc);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #if defined(__GNUC__)
 #define KC_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -107,8 +108,9 @@ typedef struct kc_src {
 
 void kc_src_init(kc_src *s, kc_arena *a);
 void kc_src_free(kc_src *s);
-/* Reads a file into the source table; returns its index or -1 (errno set). */
-int kc_src_load(kc_src *s, const char *path);
+/* Reads a regular file of at most max bytes into the source table;
+ * returns its index or -1 (errno set, as by kc_read_file_max). */
+int kc_src_load(kc_src *s, const char *path, size_t max);
 /* Adds text that does not come from disk (tests, the fuzzer, <kc.h>). */
 int kc_src_add(kc_src *s, const char *path, const char *text, size_t len, bool builtin);
 
@@ -166,8 +168,20 @@ void kc_sha256_hex(const void *data, size_t n, char hex[65]);
 
 /* ---- small helpers ------------------------------------------------------ */
 
-/* Reads a whole file (NUL-terminated); NULL with errno set on failure. */
+/* Reads a whole regular file of at most max bytes (NUL-terminated); NULL
+ * with errno set on failure: EISDIR for a folder, ENODEV for anything else
+ * that is not a regular file (a FIFO, a device), EFBIG over max. Never
+ * blocks on a FIFO, never allocates more than max. */
+char *kc_read_file_max(const char *path, size_t max, size_t *len);
+/* kc_read_file_max with KC_MAX_FILE_BYTES, for files kc made itself. */
+#define KC_MAX_FILE_BYTES ((size_t)1 << 30)
 char *kc_read_file(const char *path, size_t *len);
+/* Why kc_read_file_max failed, in words, from its errno. */
+const char *kc_read_error(int err);
+/* The mode open(2) would give a new file: 0666 less the umask. Files made
+ * with mkstemp (0600) take it before they are renamed into place, so a
+ * bundle is as shareable as any other file the user writes. */
+mode_t kc_new_file_mode(void);
 /* Writes data to path atomically: a temporary file, fsync, rename. */
 int kc_write_file_atomic(const char *path, const void *data, size_t len);
 

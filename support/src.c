@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,10 +42,10 @@ static int add_file(kc_src *s, kc_src_file *f)
     return s->nfiles++;
 }
 
-int kc_src_load(kc_src *s, const char *path)
+int kc_src_load(kc_src *s, const char *path, size_t max)
 {
     size_t len;
-    char *text = kc_read_file(path, &len);
+    char *text = kc_read_file_max(path, max, &len);
     if (!text)
         return -1;
     kc_src_file *f = KC_NEW(s->arena, kc_src_file);
@@ -73,24 +74,41 @@ int kc_src_add(kc_src *s, const char *path, const char *text, size_t len, bool b
     return add_file(s, f);
 }
 
-char *kc_read_file(const char *path, size_t *len)
+/* Opened without blocking (a FIFO would wait for a writer forever) and
+ * checked to be a regular file before anything is read: /dev/zero,
+ * /dev/stdin and named pipes are refused, and a file is never read past
+ * max, whatever its size says (files under /proc say 0). */
+char *kc_read_file_max(const char *path, size_t max, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
     struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(fp);
-        errno = EISDIR;
-        return NULL;
-    }
+    int err = 0;
+    if (fstat(fd, &st) != 0)
+        err = errno;
+    else if (S_ISDIR(st.st_mode))
+        err = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        err = ENODEV;
+    else if ((uintmax_t)st.st_size > max)
+        err = EFBIG;
     kc_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-        kc_buf_append(&b, chunk, n);
-    int err = ferror(fp) ? errno : 0;
-    fclose(fp);
+    while (!err) {
+        char chunk[65536];
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            err = errno;
+        else if (n == 0)
+            break;
+        else if (b.len + (size_t)n > max)
+            err = EFBIG;
+        else
+            kc_buf_append(&b, chunk, (size_t)n);
+    }
+    close(fd);
     if (err) {
         kc_buf_free(&b);
         errno = err;
@@ -99,6 +117,27 @@ char *kc_read_file(const char *path, size_t *len)
     if (len)
         *len = b.len;
     return kc_buf_take(&b);
+}
+
+char *kc_read_file(const char *path, size_t *len)
+{
+    return kc_read_file_max(path, KC_MAX_FILE_BYTES, len);
+}
+
+const char *kc_read_error(int err)
+{
+    switch (err) {
+    case ENODEV: return "not a regular file";
+    case EFBIG: return "too large";
+    default: return strerror(err);
+    }
+}
+
+mode_t kc_new_file_mode(void)
+{
+    mode_t mask = umask(022); /* the only way to read it; set back at once */
+    umask(mask);
+    return 0666 & ~mask;
 }
 
 int kc_write_file_atomic(const char *path, const void *data, size_t len)
@@ -128,7 +167,7 @@ int kc_write_file_atomic(const char *path, const void *data, size_t len)
     }
     if (fsync(fd) != 0)
         goto fail;
-    if (fchmod(fd, 0644) != 0)
+    if (fchmod(fd, kc_new_file_mode()) != 0)
         goto fail;
     if (close(fd) != 0) {
         fd = -1;

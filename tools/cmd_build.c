@@ -1,5 +1,5 @@
 /*
- * cmd_build.c — `kc build DIR|FILE… [-t TARGET]… [-o out.kcb] [--all-variants] [--amdgpu-cov 4|5]`.
+ * cmd_build.c — `kc build DIR|FILE… [-t TARGET]… [-o out.kcb] [--all-variants] [--amdgpu-cov 4|5] [-I DIR]…`.
  */
 #include "kc_build.h"
 #include "kc_tools.h"
@@ -7,12 +7,12 @@
 int kc_cmd_build(int argc, char **argv)
 {
     static const kc_opt opts[] = {{"-t", true}, {"--target", true}, {"-o", true}, {"--all-variants", false},
-                                  {"--quiet", false}, {"--amdgpu-cov", true}};
+                                  {"--quiet", false}, {"--amdgpu-cov", true}, {"-I", true}};
     kc_args a = {"build", argc, argv, 1, NULL, NULL};
-    const char *inputs[256], *targets[64];
-    kc_build_options o = {inputs, 0, targets, 0, false, NULL, stderr, false};
+    const char *inputs[256], *targets[64], *include_dirs[64];
+    kc_build_options o = {.inputs = inputs, .targets = targets, .include_dirs = include_dirs, .log = stderr};
     int r;
-    while ((r = kc_next_arg(&a, opts, 6)) != -2) {
+    while ((r = kc_next_arg(&a, opts, 7)) != -2) {
         switch (r) {
         case -3: return KC_EXIT_USAGE;
         case -1:
@@ -32,6 +32,11 @@ int kc_cmd_build(int argc, char **argv)
         case 5:
             if (!kc_parse_amdgpu_cov(a.value, &o.target.amdgpu_cov))
                 return kc_usage_error("build", "--amdgpu-cov takes 4 or 5, not '%s'", a.value);
+            break;
+        case 6:
+            if (o.ninclude_dirs == 64)
+                return kc_usage_error("build", "too many -I folders");
+            include_dirs[o.ninclude_dirs++] = a.value;
             break;
         }
     }

@@ -7,17 +7,31 @@
 
 int kc_cmd_check(int argc, char **argv)
 {
+    static const kc_opt opts[] = {{"-I", true}};
     kc_args a = {"check", argc, argv, 1, NULL, NULL};
+    const char *files[256];
+    kc_includes inc = {0};
     int nfiles = 0, bad = 0, r;
-    while ((r = kc_next_arg(&a, NULL, 0)) != -2) {
-        if (r == -3)
+    while ((r = kc_next_arg(&a, opts, 1)) != -2) {
+        if (r == -3 || (r == 0 && kc_includes_add(&inc, "check", a.value) != KC_EXIT_OK))
             return KC_EXIT_USAGE;
-        nfiles++;
+        if (r == -1 && nfiles == 256)
+            return kc_usage_error("check", "too many files");
+        if (r == -1)
+            files[nfiles++] = a.positional;
+    }
+    if (!nfiles)
+        return kc_usage_error("check", "no files given");
+    for (int i = 0; i < nfiles; i++) {
         kc_ctx c;
         kc_ctx_init(&c, stderr);
-        kc_program *p = kc_dsl_parse(&c, a.positional);
+        if (!kc_includes_apply(&inc, &c, "check")) {
+            kc_ctx_free(&c);
+            return KC_EXIT_ERROR;
+        }
+        kc_program *p = kc_dsl_parse(&c, files[i]);
         if (!p) {
-            fprintf(stderr, "%s: %d error%s\n", a.positional, c.diag.nerrors, c.diag.nerrors == 1 ? "" : "s");
+            fprintf(stderr, "%s: %d error%s\n", files[i], c.diag.nerrors, c.diag.nerrors == 1 ? "" : "s");
             bad++;
         } else {
             int kernels = 0;
@@ -29,13 +43,11 @@ int kc_cmd_check(int argc, char **argv)
                 kernels++;
                 variants += kc_ir_each_variant(&c.arena, p, f, NULL, NULL);
             }
-            printf("%s: ok (%d kernel%s, %d tunable%s, %ld variant%s)\n", a.positional, kernels,
+            printf("%s: ok (%d kernel%s, %d tunable%s, %ld variant%s)\n", files[i], kernels,
                    kernels == 1 ? "" : "s", p->tunables.len, p->tunables.len == 1 ? "" : "s", variants,
                    variants == 1 ? "" : "s");
         }
         kc_ctx_free(&c);
     }
-    if (!nfiles)
-        return kc_usage_error("check", "no files given");
     return bad ? KC_EXIT_ERROR : KC_EXIT_OK;
 }

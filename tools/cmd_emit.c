@@ -18,6 +18,7 @@
 typedef struct emit_opts {
     const char *file, *what, *kernel, *variant, *after, *out, *target;
     int amdgpu_cov;
+    kc_includes includes;
 } emit_opts;
 
 static bool is(const char *a, const char *b)
@@ -59,7 +60,7 @@ static int parse(int argc, char **argv, emit_opts *o)
 {
     static const kc_opt opts[] = {{"--emit", true},   {"--kernel", true},    {"--variant", true},
                                   {"--after", true},  {"-o", true},          {"-t", true},
-                                  {"--target", true}, {"--amdgpu-cov", true}};
+                                  {"--target", true}, {"--amdgpu-cov", true}, {"-I", true}};
     kc_args a = {"emit", argc, argv, 1, NULL, NULL};
     int r;
     o->what = "kir";
@@ -81,6 +82,10 @@ static int parse(int argc, char **argv, emit_opts *o)
         case 7:
             if (!kc_parse_amdgpu_cov(a.value, &o->amdgpu_cov))
                 return kc_usage_error("emit", "--amdgpu-cov takes 4 or 5, not '%s'", a.value);
+            break;
+        case 8:
+            if (kc_includes_add(&o->includes, "emit", a.value) != KC_EXIT_OK)
+                return KC_EXIT_USAGE;
             break;
         }
     }
@@ -207,6 +212,10 @@ int kc_cmd_emit(int argc, char **argv)
         return status;
     kc_ctx c;
     kc_ctx_init(&c, stderr);
+    if (!kc_includes_apply(&o.includes, &c, "emit")) {
+        kc_ctx_free(&c);
+        return KC_EXIT_ERROR;
+    }
     kc_program *p = kc_dsl_parse(&c, o.file);
     if (p && is(o.what, "hsaco") && count_kernels(p, &o) > 1) {
         fprintf(stderr, "kc emit: %s has %d kernels; --emit %s writes one: choose it with --kernel\n", o.file,

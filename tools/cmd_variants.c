@@ -22,13 +22,16 @@ static void print_variant(void *user, const kc_ir_binding *b)
 
 int kc_cmd_variants(int argc, char **argv)
 {
-    static const kc_opt opts[] = {{"--kernel", true}};
+    static const kc_opt opts[] = {{"--kernel", true}, {"-I", true}};
     kc_args a = {"variants", argc, argv, 1, NULL, NULL};
     const char *file = NULL, *only = NULL;
+    kc_includes inc = {0};
     int r;
-    while ((r = kc_next_arg(&a, opts, 1)) != -2) {
-        if (r == -3)
+    while ((r = kc_next_arg(&a, opts, 2)) != -2) {
+        if (r == -3 || (r == 1 && kc_includes_add(&inc, "variants", a.value) != KC_EXIT_OK))
             return KC_EXIT_USAGE;
+        if (r == 1)
+            continue;
         if (r == 0)
             only = a.value;
         else if (file)
@@ -40,6 +43,10 @@ int kc_cmd_variants(int argc, char **argv)
         return kc_usage_error("variants", "no file given");
     kc_ctx c;
     kc_ctx_init(&c, stderr);
+    if (!kc_includes_apply(&inc, &c, "variants")) {
+        kc_ctx_free(&c);
+        return KC_EXIT_ERROR;
+    }
     kc_program *p = kc_dsl_parse(&c, file);
     int status = KC_EXIT_OK, shown = 0;
     for (int i = 0; p && i < p->funcs.len; i++) {

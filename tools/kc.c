@@ -1,6 +1,7 @@
 /*
  * kc.c — the kc program: finds the subcommand and runs it.
  */
+#include "kc_dsl.h"
 #include "kc_tools.h"
 
 #include <errno.h>
@@ -64,6 +65,7 @@ const kc_command kc_commands[] = {
      "docs/benchmarks.md tells how to wire it into CI.\n"},
     {"build", kc_cmd_build, "compile kernels into a bundle",
      "usage: kc build DIR|FILE... [-t TARGET]... [-o OUT.kcb] [--all-variants] [--amdgpu-cov 4|5] [--quiet]\n"
+     "                [-I DIR]...\n"
      "\n"
      "Compiles every kernel of the given files, or of the .kc files in each\n"
      "directory (with the directory's kc.yaml), into one bundle file.\n"
@@ -76,6 +78,9 @@ const kc_command kc_commands[] = {
      "  --amdgpu-cov N   AMDGPU code object version, 4 or 5 (default 5); 4 for ROCm\n"
      "                   runtimes older than 5.3, which cannot load v5\n"
      "  --quiet          no progress or summary\n"
+     "  -I DIR           another folder whose files #include may read; a kernel\n"
+     "                   reads only files under its own folder otherwise\n"
+     "                   (docs/security.md)\n"
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
     {"cache", kc_cmd_cache, "list, export, import or clear tuning results",
      "usage: kc cache list [--json] [FILTERS]\n"
@@ -98,14 +103,15 @@ const kc_command kc_commands[] = {
      "filters: --kernel K, --device KEY, --shape n=…, --backend B\n"
      "  --cache FILE    another cache than $XDG_CACHE_HOME/kc/tuning.db\n"},
     {"check", kc_cmd_check, "check kernel files with the front end",
-     "usage: kc check FILE...\n"
+     "usage: kc check FILE... [-I DIR]...\n"
      "\n"
      "Reads each kernel file and reports every error it finds, each with\n"
      "file:line:col, the line and a caret. Prints one line per good file.\n"
+     "  -I DIR          another folder whose files #include may read\n"
      "Exit status: 0 when every file is good, 1 otherwise.\n"},
     {"emit", kc_cmd_emit, "print a kernel's IR, SPIR-V, LLVM IR or assembly",
      "usage: kc emit FILE [--emit WHAT] [-t TARGET] [--kernel K] [--variant WG=64,TM=4]\n"
-     "               [--after PASS] [--amdgpu-cov 4|5] [-o OUT]\n"
+     "               [--after PASS] [--amdgpu-cov 4|5] [-o OUT] [-I DIR]...\n"
      "\n"
      "Compiles each kernel of FILE (or only K) for one variant (the default\n"
      "unless --variant names one) and prints the result.\n"
@@ -118,7 +124,8 @@ const kc_command kc_commands[] = {
      "  -t TARGET       gfx1100, gfx90a, sm_90, … (see kc help build)\n"
      "  --after PASS    stop after a pass: lower, specialize, inline, fold, unroll, dce\n"
      "  --amdgpu-cov N  AMDGPU code object version, 4 or 5 (default 5)\n"
-     "  -o OUT          write to OUT instead of standard output\n"},
+     "  -o OUT          write to OUT instead of standard output\n"
+     "  -I DIR          another folder whose files #include may read\n"},
     {"info", kc_cmd_info, "describe a bundle",
      "usage: kc info BUNDLE [--json]\n"
      "\n"
@@ -135,7 +142,7 @@ const kc_command kc_commands[] = {
      "and where each argument goes (descriptor binding or push-constant or\n"
      "kernarg offset), for people who load the binaries with their own runtime.\n"},
     {"variants", kc_cmd_variants, "list a kernel's search space",
-     "usage: kc variants FILE [--kernel K]\n"
+     "usage: kc variants FILE [--kernel K] [-I DIR]...\n"
      "\n"
      "Prints every variant of each kernel (the product of the tunables it\n"
      "uses, less those breaking a KC_REQUIRE), one per line:\n"
@@ -322,6 +329,24 @@ int kc_next_arg(kc_args *a, const kc_opt *opts, int nopts)
     }
     kc_usage_error(a->cmd, "unknown option '%s'", arg);
     return -3;
+}
+
+int kc_includes_add(kc_includes *inc, const char *cmd, const char *dir)
+{
+    if (inc->n == (int)KC_COUNT(inc->dirs))
+        return kc_usage_error(cmd, "too many -I folders");
+    inc->dirs[inc->n++] = dir;
+    return KC_EXIT_OK;
+}
+
+bool kc_includes_apply(const kc_includes *inc, kc_ctx *ctx, const char *cmd)
+{
+    for (int i = 0; i < inc->n; i++)
+        if (!kc_ctx_allow_dir(ctx, inc->dirs[i])) {
+            fprintf(stderr, "kc %s: -I '%s': %s\n", cmd, inc->dirs[i], strerror(errno));
+            return false;
+        }
+    return true;
 }
 
 static void overview(FILE *out)

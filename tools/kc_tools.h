@@ -49,6 +49,18 @@ bool kc_parse_integer(const char *s, long long lo, long long hi, long long *out)
 /* --amdgpu-cov's value: "4" or "5"; false for anything else. */
 bool kc_parse_amdgpu_cov(const char *value, int *cov);
 
+/* -I DIR, given to the commands that read kernel files: folders besides
+ * the kernel's own that #include may read (DESIGN.md §11). */
+typedef struct kc_includes {
+    const char *dirs[64];
+    int n;
+} kc_includes;
+/* Adds -I's value; KC_EXIT_OK, or KC_EXIT_USAGE after saying why. */
+int kc_includes_add(kc_includes *inc, const char *cmd, const char *dir);
+/* Lets ctx read them; false after saying which is not a folder. */
+struct kc_ctx;
+bool kc_includes_apply(const kc_includes *inc, struct kc_ctx *ctx, const char *cmd);
+
 /* The subcommands */
 int kc_cmd_build(int argc, char **argv);
 int kc_cmd_cache(int argc, char **argv);

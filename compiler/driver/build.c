@@ -145,7 +145,8 @@ int kc_build(const kc_build_options *o)
     if (ntargets < 0)
         return 1;
     kc_package p;
-    if (!kc_package_load(&p, o->inputs, o->ninputs, log)) {
+    kc_package_options po = {o->inputs, o->ninputs, o->include_dirs, o->ninclude_dirs};
+    if (!kc_package_load(&p, &po, log)) {
         fprintf(log, "kc build: %d error%s; no bundle written\n", p.nerrors, p.nerrors == 1 ? "" : "s");
         kc_package_free(&p);
         return 1;

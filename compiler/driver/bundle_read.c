@@ -7,6 +7,7 @@
  */
 #include "bundle_private.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -419,6 +420,20 @@ static void manifest_variant(kc_bundle *b, kc_buf *m, sqlite3_stmt *v, int64_t k
     sqlite3_finalize(p);
 }
 
+/* A piece of an exported file's name, as kc build writes them: a kernel
+ * name (an identifier), tunables ("WG=64,TM=2") or a target. Anything else
+ * ("../pwned", "a/b", a newline that would break the manifest) comes from a
+ * damaged or hostile bundle and must not reach a path. */
+static bool safe_name_part(const char *s)
+{
+    if (!*s || *s == '.' || *s == '-')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_=,-", *s))
+            return false;
+    return true;
+}
+
 bool kc_bundle_export(kc_bundle *b, const char *dir, FILE *log, char *err, size_t errlen)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -449,6 +464,17 @@ bool kc_bundle_export(kc_bundle *b, const char *dir, FILE *log, char *err, size_
         sqlite3_bind_text(v, 2, name, -1, SQLITE_STATIC);
         while (ok && sqlite3_step(v) == SQLITE_ROW) {
             const char *tunables = col_text(b, v, 0), *target = col_text(b, v, 1);
+            const char *bad = !safe_name_part(name) ? name : *tunables && !safe_name_part(tunables) ? tunables
+                              : !safe_name_part(target)                                           ? target
+                                                                                                  : NULL;
+            if (bad) {
+                snprintf(err, errlen,
+                         "the bundle is damaged: '%.64s' cannot be part of a file name (kc build writes "
+                         "identifiers, tunables and target names); nothing is written for it",
+                         bad);
+                ok = false;
+                break;
+            }
             const char *file = kc_arena_printf(&b->arena, "%s.%s.%s.%s", name, *tunables ? tunables : "default",
                                                target, extension(target));
             const char *path = kc_arena_printf(&b->arena, "%s/%s", dir, file);

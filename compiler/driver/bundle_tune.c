@@ -89,6 +89,9 @@ bool kc_bundle_program(kc_bundle *b, const char *kernel, kc_ctx *ctx, kc_program
     while (*path == '/')
         path++;
     if (ok) {
+        /* the sources were confined when the bundle was built, -I folders
+         * included: their copy here may read one another */
+        kc_ctx_allow_dir(ctx, dir);
         *prog = kc_dsl_parse(ctx, kc_arena_printf(&ctx->arena, "%s/%s", dir, path));
         *k = *prog ? kc_program_func(*prog, kernel) : NULL;
         if (!*k) {

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -253,9 +254,12 @@ bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernel
         free(tmp);
         return false;
     }
+    bool moded = fchmod(fd, kc_new_file_mode()) == 0;
+    if (!moded)
+        kc_buf_printf(err, "cannot set the mode of '%s': %s", tmp, strerror(errno));
     close(fd);
     sqlite3 *db = NULL;
-    bool ok = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
+    bool ok = moded && sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
     if (!ok)
         kc_buf_printf(err, "cannot open '%s': %s", tmp, db ? sqlite3_errmsg(db) : "out of memory");
     ok = ok && exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = FULL;", err) && write_all(db, p, kernels, variants, err);

@@ -27,6 +27,7 @@ typedef struct kc_kernel_cfg {
     const char *init;       /* "x=normal,y=uniform" ("" = uniform everywhere) */
     double tolerance;       /* relative L2 against the default variant */
     kc_iexpr *bytes, *flops; /* per launch, over integer scalars; may be NULL */
+    kc_loc bytes_loc, flops_loc; /* where kc.yaml gives them */
 } kc_kernel_cfg;
 
 typedef struct kc_pkg_file {
@@ -47,9 +48,16 @@ typedef struct kc_package {
 
 #define KC_DEFAULT_TOLERANCE 1e-5
 
+typedef struct kc_package_options {
+    const char *const *inputs;       /* directories and .kc files */
+    int ninputs;
+    const char *const *include_dirs; /* -I: more folders #include may read */
+    int ninclude_dirs;
+} kc_package_options;
+
 /* Reads every input (directories: their *.kc files and kc.yaml). Errors
  * are printed to `out` as they come; returns false when there were any. */
-bool kc_package_load(kc_package *p, const char *const *inputs, int ninputs, FILE *out);
+bool kc_package_load(kc_package *p, const kc_package_options *o, FILE *out);
 void kc_package_free(kc_package *p);
 /* The kernel called name, with its file; NULL if none. */
 const kc_func *kc_package_kernel(const kc_package *p, const char *name, const kc_pkg_file **file);
@@ -102,6 +110,8 @@ const char *kc_target_names(void);
 typedef struct kc_build_options {
     const char *const *inputs;
     int ninputs;
+    const char *const *include_dirs; /* -I */
+    int ninclude_dirs;
     const char *const *targets; /* NULL: spirv */
     int ntargets;
     bool all_variants;

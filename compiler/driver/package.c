@@ -35,18 +35,20 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void add_file(kc_package *p, const char *path, FILE *out)
+static void add_file(kc_package *p, const char *path, const kc_package_options *o, FILE *out)
 {
     kc_pkg_file *f = KC_NEW(&p->arena, kc_pkg_file);
     f->path = kc_arena_strdup(&p->arena, path);
     kc_ctx_init(&f->ctx, out);
+    for (int i = 0; i < o->ninclude_dirs; i++)
+        kc_ctx_allow_dir(&f->ctx, o->include_dirs[i]); /* checked by kc_package_load */
     f->prog = kc_dsl_parse(&f->ctx, path);
     p->nerrors += f->ctx.diag.nerrors;
     kc_vec_push(&p->arena, &p->files, f);
 }
 
 /* The *.kc files directly in a directory, in name order. */
-static void add_dir(kc_package *p, const char *dir, FILE *out)
+static void add_dir(kc_package *p, const char *dir, const kc_package_options *o, FILE *out)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -69,7 +71,7 @@ static void add_dir(kc_package *p, const char *dir, FILE *out)
         p->nerrors++;
     }
     for (int i = 0; i < names.len; i++)
-        add_file(p, names.items[i], out);
+        add_file(p, names.items[i], o, out);
 }
 
 /* ---- kc.yaml ---------------------------------------------------------------------- */
@@ -135,6 +137,22 @@ static kc_iexpr *yaml_iexpr(yaml_reader *Y, yaml_node_t *n, const char *what)
     return e;
 }
 
+/* YAML says a mapping's keys are unique; libyaml does not check. A second
+ * "shapes:" or a kernel described twice would silently win over the first. */
+static bool repeated_key(yaml_reader *Y, yaml_node_t *map, yaml_node_pair_t *pr)
+{
+    const char *ks = scalar(node(Y, pr->key));
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; ks && q < pr; q++) {
+        const char *qs = scalar(node(Y, q->key));
+        if (qs && strcmp(qs, ks) == 0) {
+            yerror(Y, node(Y, pr->key), "'%s' is given twice; the first is at line %d", ks,
+                   (int)node(Y, q->key)->start_mark.line + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
 static void read_kernel(yaml_reader *Y, const char *name, yaml_node_t *n, yaml_node_t *key)
 {
     kc_kernel_cfg *c = KC_NEW(&Y->p->arena, kc_kernel_cfg);
@@ -154,6 +172,8 @@ static void read_kernel(yaml_reader *Y, const char *name, yaml_node_t *n, yaml_n
         const char *ks = scalar(k);
         if (!ks) {
             yerror(Y, k, "expected a key");
+        } else if (repeated_key(Y, n, pr)) {
+            continue;
         } else if (strcmp(ks, "shapes") == 0) {
             if (v->type != YAML_SEQUENCE_NODE) {
                 yerror(Y, v, "shapes: must be a list like [{n: 48000}, {n: 1048576}]");
@@ -178,20 +198,44 @@ static void read_kernel(yaml_reader *Y, const char *name, yaml_node_t *n, yaml_n
                 c->tolerance = t;
         } else if (strcmp(ks, "bytes") == 0) {
             c->bytes = yaml_iexpr(Y, v, "bytes:");
+            c->bytes_loc = where(Y, v);
         } else if (strcmp(ks, "flops") == 0) {
             c->flops = yaml_iexpr(Y, v, "flops:");
+            c->flops_loc = where(Y, v);
         } else {
-            kc_warn_at(&Y->p->yaml_ctx.diag, where(Y, k), "unknown key '%s' for kernel '%s' is ignored", ks, name);
+            /* an error, not a warning: "shape:" for "shapes:" would build, then tune nothing */
+            yerror(Y, k, "unknown key '%s' for kernel '%s' (kc.yaml knows shapes, init, tolerance, bytes, flops)", ks,
+                   name);
         }
     }
+}
+
+/* "---" and a second document would be ignored: whatever it says (a fix
+ * pasted below the first one) must not be lost silently. */
+static void refuse_more_documents(kc_package *p, yaml_parser_t *parser, int file)
+{
+    yaml_document_t doc;
+    if (!yaml_parser_load(parser, &doc))
+        return; /* the first document was whole; an error after it is the next one's */
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root) {
+        kc_error_at(&p->yaml_ctx.diag, (kc_loc){file, (int)root->start_mark.line + 1, (int)root->start_mark.column + 1},
+                    "kc.yaml holds a second document; kc reads one: put everything in the first");
+        p->nerrors++;
+    }
+    yaml_document_delete(&doc);
 }
 
 static void read_yaml(kc_package *p, const char *path)
 {
     size_t len;
-    char *text = kc_read_file(path, &len);
-    if (!text)
+    char *text = kc_read_file_max(path, KC_MAX_SOURCE_BYTES, &len);
+    if (!text) {
+        kc_error_at(&p->yaml_ctx.diag, KC_NO_LOC, "cannot read '%s': %s", path,
+                    errno == EFBIG ? "too large (kc.yaml may be up to 16 MiB)" : kc_read_error(errno));
+        p->nerrors++;
         return;
+    }
     yaml_reader Y = {p, NULL, kc_src_add(&p->yaml_ctx.src, path, text, len, false)};
     free(text);
     yaml_parser_t parser;
@@ -214,19 +258,22 @@ static void read_yaml(kc_package *p, const char *path)
          pr && pr < root->data.mapping.pairs.top; pr++) {
         yaml_node_t *k = node(&Y, pr->key), *v = node(&Y, pr->value);
         const char *ks = scalar(k);
+        if (repeated_key(&Y, root, pr))
+            continue;
         if (ks && strcmp(ks, "package") == 0 && scalar(v)) {
             p->name = kc_arena_strdup(&p->arena, scalar(v));
         } else if (ks && strcmp(ks, "kernels") == 0 && v->type == YAML_MAPPING_NODE) {
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++)
-                if (scalar(node(&Y, q->key)))
+                if (scalar(node(&Y, q->key)) && !repeated_key(&Y, v, q))
                     read_kernel(&Y, scalar(node(&Y, q->key)), node(&Y, q->value), node(&Y, q->key));
         } else if (ks && strcmp(ks, "kernels") == 0) {
             yerror(&Y, v, "kernels: must map kernel names to their settings");
         } else if (ks) {
-            kc_warn_at(&p->yaml_ctx.diag, where(&Y, k), "unknown key '%s' in kc.yaml is ignored", ks);
+            yerror(&Y, k, "unknown key '%s' in kc.yaml (it knows package and kernels)", ks);
         }
     }
     yaml_document_delete(&doc);
+    refuse_more_documents(p, &parser, Y.file);
     yaml_parser_delete(&parser);
 }
 
@@ -245,6 +292,64 @@ static void check_shape_complete(kc_package *p, const kc_kernel_cfg *c, const kc
         if (!found) {
             kc_error_at(&p->yaml_ctx.diag, c->loc, "shape '%s' of '%s' does not give %s: a shape names every "
                         "integer parameter", shape, c->name, param->name);
+            p->nerrors++;
+        }
+    }
+}
+
+typedef struct size_check {
+    kc_package *p;
+    const kc_kernel_cfg *c;
+    const kc_func *k;
+    kc_loc at;
+    const char *what;
+} size_check;
+
+static void size_name_known(void *user, const char *name)
+{
+    size_check *sc = user;
+    for (int i = 0; i < sc->k->params.len; i++) {
+        const kc_sym *s = sc->k->params.items[i];
+        if (!s->is_buffer && kc_type_is_int(s->type) && strcmp(s->name, name) == 0)
+            return;
+    }
+    kc_error_at(&sc->p->yaml_ctx.diag, sc->at, "%s names '%s', which is not one of the integer parameters of '%s'",
+                sc->what, name, sc->c->name);
+    sc->p->nerrors++;
+}
+
+static bool shape_value(void *user, const char *name, int64_t *value)
+{
+    size_t n = strlen(name);
+    for (const char *at = user; *at; at += strcspn(at, ","), at += *at == ',')
+        if (strncmp(at, name, n) == 0 && at[n] == '=') {
+            *value = strtoll(at + n + 1, NULL, 10);
+            return true;
+        }
+    return false;
+}
+
+/* bytes: and flops: name only the kernel's integer scalars and evaluate at
+ * every shape: "12 * q" or "n / 0" is an error here, with its line, not a
+ * bundle libkcrt refuses later or a NaN in kc bench's report. */
+static void check_size_expr(kc_package *p, const kc_kernel_cfg *c, const kc_func *k, const kc_iexpr *e, kc_loc at,
+                            const char *what)
+{
+    if (!e)
+        return;
+    size_check sc = {p, c, k, at, what};
+    int before = p->nerrors;
+    kc_iexpr_each_name(e, size_name_known, &sc);
+    for (int s = 0; s < c->shapes.len && p->nerrors == before; s++) {
+        int64_t v;
+        char err[128];
+        if (!kc_iexpr_eval(e, shape_value, c->shapes.items[s], &v, err, sizeof(err))) {
+            kc_error_at(&p->yaml_ctx.diag, at, "%s cannot be evaluated at shape '%s': %s", what,
+                        (const char *)c->shapes.items[s], err);
+            p->nerrors++;
+        } else if (v < 0) {
+            kc_error_at(&p->yaml_ctx.diag, at, "%s is %lld at shape '%s'; it must not be negative", what, (long long)v,
+                        (const char *)c->shapes.items[s]);
             p->nerrors++;
         }
     }
@@ -283,6 +388,8 @@ static void check_cfg(kc_package *p, kc_kernel_cfg *c)
     }
     for (int s = 0; s < c->shapes.len; s++)
         check_shape_complete(p, c, k, c->shapes.items[s]);
+    check_size_expr(p, c, k, c->bytes, c->bytes_loc, "bytes:");
+    check_size_expr(p, c, k, c->flops, c->flops_loc, "flops:");
     char *copy = kc_arena_strdup(&p->arena, c->init), *save = NULL;
     for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
@@ -302,14 +409,23 @@ static void check_cfg(kc_package *p, kc_kernel_cfg *c)
     }
 }
 
-bool kc_package_load(kc_package *p, const char *const *inputs, int ninputs, FILE *out)
+bool kc_package_load(kc_package *p, const kc_package_options *o, FILE *out)
 {
+    const char *const *inputs = o->inputs;
+    int ninputs = o->ninputs;
     memset(p, 0, sizeof(*p));
     kc_arena_init(&p->arena);
     kc_ctx_init(&p->yaml_ctx, out);
+    for (int i = 0; i < o->ninclude_dirs; i++)
+        if (!is_dir(o->include_dirs[i])) {
+            fprintf(out, "kc: -I '%s' is not a folder\n", o->include_dirs[i]);
+            p->nerrors++;
+        }
+    if (p->nerrors)
+        return false;
     for (int i = 0; i < ninputs; i++) {
         if (is_dir(inputs[i])) {
-            add_dir(p, inputs[i], out);
+            add_dir(p, inputs[i], o, out);
             char *yaml = kc_arena_printf(&p->arena, "%s/kc.yaml", inputs[i]);
             struct stat st;
             if (stat(yaml, &st) == 0) {
@@ -325,7 +441,7 @@ bool kc_package_load(kc_package *p, const char *const *inputs, int ninputs, FILE
                 p->name = slash ? slash + 1 : copy;
             }
         } else {
-            add_file(p, inputs[i], out);
+            add_file(p, inputs[i], o, out);
         }
     }
     if (!p->name) {

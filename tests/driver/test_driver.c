@@ -16,7 +16,7 @@ static char dir[] = "/tmp/kc-driver-test-XXXXXX";
 static int build(const char *input, const char *out, FILE *log)
 {
     const char *inputs[] = {input};
-    kc_build_options o = {inputs, 1, NULL, 0, false, out, log, true};
+    kc_build_options o = {.inputs = inputs, .ninputs = 1, .output = out, .log = log, .quiet = true};
     return kc_build(&o);
 }
 
@@ -126,6 +126,110 @@ static void yaml_errors_are_located(void **state)
     free(text);
 }
 
+/* A package of saxpy with the given kc.yaml; returns kc build's log. */
+static char *build_with_yaml(const char *name, const char *yaml, int *status)
+{
+    char pkg[256], path[300];
+    snprintf(pkg, sizeof(pkg), "%s/%s", dir, name);
+    mkdir(pkg, 0755);
+    snprintf(path, sizeof(path), "%s/saxpy.kc", pkg);
+    size_t n;
+    char *src = kc_read_file(KC_SRC("tests/ir/golden/saxpy.kc"), &n);
+    kc_write_file_atomic(path, src, n);
+    free(src);
+    snprintf(path, sizeof(path), "%s/kc.yaml", pkg);
+    if (yaml)
+        kc_write_file_atomic(path, yaml, strlen(yaml));
+    else
+        assert_int_equal(0, mkdir(path, 0755)); /* a folder where kc.yaml belongs */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    *status = build(pkg, NULL, log);
+    fclose(log);
+    return text;
+}
+
+/* Each of these once built with exit 0 (and a bundle libkcrt refused, a
+ * setting silently lost, or an untuned bundle shipped). */
+static void yaml_mistakes_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *yaml, *message;
+    } cases[] = {
+        {"kernels:\n  saxpy:\n    shapes: [{n: 100}]\n    bytes: 12 * q\n",
+         "kc.yaml:4:12: error: bytes: names 'q', which is not one of the integer parameters of 'saxpy'"},
+        {"kernels:\n  saxpy:\n    shapes: [{n: 100}]\n    flops: n / 0\n",
+         "kc.yaml:4:12: error: flops: cannot be evaluated at shape 'n=100'"},
+        {"kernels:\n  saxpy:\n    shapes: [{n: 100}]\n  saxpy:\n    shapes: [{n: 5}]\n",
+         "kc.yaml:4:3: error: 'saxpy' is given twice; the first is at line 2"},
+        {"kernels:\n  saxpy:\n    shapes: [{n: 100}]\n    shapes: [{n: 5}]\n",
+         "kc.yaml:4:5: error: 'shapes' is given twice; the first is at line 3"},
+        {"kernels:\n  saxpy:\n    shape: [{n: 100}]\n", "kc.yaml:3:5: error: unknown key 'shape' for kernel 'saxpy'"},
+        {"kernels:\n  saxpy:\n    shapes: [{n: 100}]\n---\nkernels: {}\n",
+         "kc.yaml:5:1: error: kc.yaml holds a second document"},
+        {NULL, "error: cannot read"},
+    };
+    for (size_t i = 0; i < KC_COUNT(cases); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "yaml%zu", i);
+        int status;
+        char *text = build_with_yaml(name, cases[i].yaml, &status);
+        assert_int_equal(1, status);
+        ASSERT_CONTAINS(text, cases[i].message);
+        free(text);
+    }
+}
+
+/* Bundles are files to ship: the mode follows the umask like any file the
+ * user writes (mkstemp's 0600 once made every bundle unreadable to others). */
+static void bundles_follow_the_umask(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof(out), "%s/mode.kcb", dir);
+    mode_t old = umask(022);
+    assert_int_equal(0, build(KC_SRC("tests/ir/golden/saxpy.kc"), out, stderr));
+    struct stat st;
+    assert_int_equal(0, stat(out, &st));
+    assert_int_equal(0644, st.st_mode & 0777);
+    umask(027);
+    assert_int_equal(0, build(KC_SRC("tests/ir/golden/saxpy.kc"), out, stderr));
+    assert_int_equal(0, stat(out, &st));
+    assert_int_equal(0640, st.st_mode & 0777);
+    umask(old);
+}
+
+/* kc export writes only under -o: a kernel name from a hostile bundle
+ * cannot climb out of it. */
+static void export_stays_in_its_folder(void **state)
+{
+    (void)state;
+    char kcb[256], out[256];
+    snprintf(kcb, sizeof(kcb), "%s/pwn.kcb", dir);
+    snprintf(out, sizeof(out), "%s/export", dir);
+    assert_int_equal(0, build(KC_SRC("tests/ir/golden/saxpy.kc"), kcb, stderr));
+    sqlite3 *db;
+    assert_int_equal(SQLITE_OK, sqlite3_open(kcb, &db));
+    assert_int_equal(SQLITE_OK, sqlite3_exec(db, "UPDATE kernels SET name = '../pwned'", NULL, NULL, NULL));
+    sqlite3_close(db);
+    char err[512];
+    kc_bundle *b = kc_bundle_open(kcb, false, err, sizeof(err));
+    if (!b) { /* refused when opened: as good */
+        ASSERT_CONTAINS(err, "pwned");
+        return;
+    }
+    assert_false(kc_bundle_export(b, out, NULL, err, sizeof(err)));
+    ASSERT_CONTAINS(err, "'../pwned' cannot be part of a file name");
+    kc_bundle_close(b);
+    char outside[300];
+    snprintf(outside, sizeof(outside), "%s/pwned.saxpy.default.spirv.spv", dir);
+    assert_int_not_equal(0, access(outside, F_OK));
+    snprintf(outside, sizeof(outside), "%s/pwned.default.spirv.spv", dir);
+    assert_int_not_equal(0, access(outside, F_OK));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -139,6 +243,9 @@ int main(void)
         cmocka_unit_test(checksums_match_binaries),
         cmocka_unit_test(failed_build_keeps_the_old_bundle),
         cmocka_unit_test(yaml_errors_are_located),
+        cmocka_unit_test(yaml_mistakes_are_refused),
+        cmocka_unit_test(bundles_follow_the_umask),
+        cmocka_unit_test(export_stays_in_its_folder),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -400,6 +400,96 @@ static void runaway_inputs_are_bounded(void **state)
     kc_buf_free(&b);
 }
 
+/* ---- what a package may read (DESIGN.md §11) --------------------------------------- */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Parses dir/name with the include folders given; returns the diagnostics
+ * (owned by the caller) and whether it parsed. */
+static char *parse_in(const char *dir, const char *name, const char *allow, bool *ok)
+{
+    kc_ctx c;
+    kc_ctx_init(&c, NULL);
+    if (allow)
+        assert_true(kc_ctx_allow_dir(&c, allow));
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    *ok = kc_dsl_parse(&c, path) != NULL;
+    char *text = kc_buf_take(&c.diag.text);
+    kc_ctx_free(&c);
+    return text ? text : strdup("");
+}
+
+/* #include reads regular files under the kernel's folder (and -I ones)
+ * only, and nothing of a refused file reaches a diagnostic: the secret
+ * below sits in the environment, in a file outside and behind a link. */
+static void includes_stay_in_the_package(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/kc-test-includes-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char pkg[600], out[600], path[700];
+    snprintf(pkg, sizeof(pkg), "%s/pkg", root);
+    snprintf(out, sizeof(out), "%s/outside", root);
+    assert_int_equal(0, mkdir(pkg, 0700));
+    assert_int_equal(0, mkdir(out, 0700));
+    snprintf(path, sizeof(path), "%s/secret.kch", out);
+    write_text(path, "static float two(void) { return 2.0f; } /* SECRET-7f3a */ oops oops\n");
+    char link[700];
+    snprintf(link, sizeof(link), "%s/link.kch", pkg);
+    assert_int_equal(0, symlink(path, link));
+    snprintf(path, sizeof(path), "%s/fifo.kch", pkg);
+    assert_int_equal(0, mkfifo(path, 0600));
+    setenv("KC_TEST_SECRET", "SECRET-7f3a", 1);
+    static const struct {
+        const char *include, *message;
+    } refused[] = {
+        {"/proc/self/environ", "outside the package's folder"},
+        {"/dev/zero", "outside the package's folder"},
+        {"/dev/stdin", "outside the package's folder"},
+        {"../outside/secret.kch", "outside the package's folder"},
+        {"link.kch", "outside the package's folder"},
+        {"fifo.kch", "not a regular file"},
+        {"missing.kch", "cannot open included file"},
+    };
+    for (size_t i = 0; i < KC_COUNT(refused); i++) {
+        char src[300];
+        snprintf(src, sizeof(src), "#include <kc.h>\n#include \"%s\"\n" K "void k(float *y) { y[0] = 1.0f; }\n",
+                 refused[i].include);
+        snprintf(path, sizeof(path), "%s/a.kc", pkg);
+        write_text(path, src);
+        bool ok;
+        char *text = parse_in(pkg, "a.kc", NULL, &ok);
+        assert_false(ok);
+        ASSERT_CONTAINS(text, "a.kc:2:10: error:");
+        ASSERT_CONTAINS(text, refused[i].message);
+        assert_null(strstr(text, "SECRET"));
+        free(text);
+    }
+    /* -I lets the outside folder in; the link then resolves into it */
+    write_text(path, "#include <kc.h>\n#include \"link.kch\"\n" K "void k(float *y) { y[0] = two(); }\n");
+    bool ok;
+    char *text = parse_in(pkg, "a.kc", out, &ok);
+    assert_false(ok); /* the file is read now, and its own error is reported */
+    ASSERT_CONTAINS(text, "link.kch:1:59: error:");
+    free(text);
+    snprintf(path, sizeof(path), "%s/secret.kch", out);
+    write_text(path, "static float two(void) { return 2.0f; }\n");
+    text = parse_in(pkg, "a.kc", out, &ok);
+    assert_true(ok);
+    free(text);
+    unsetenv("KC_TEST_SECRET");
+    char cmd[700];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    assert_int_equal(0, system(cmd));
+}
+
 /* ---- the corpus ----------------------------------------------------------------- */
 
 static bool has_suffix(const char *s, const char *suf)
@@ -675,6 +765,7 @@ int main(void)
         cmocka_unit_test(diagnostic_format),   cmocka_unit_test(reports_every_error),
         cmocka_unit_test(limits_do_not_crash), cmocka_unit_test(runaway_inputs_are_bounded),
         cmocka_unit_test(corpus),
+        cmocka_unit_test(includes_stay_in_the_package),
         cmocka_unit_test(clang_reads_kernels_as_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

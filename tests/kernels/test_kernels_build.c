@@ -49,7 +49,8 @@ static int spaces(counted *out, int max)
 {
     kc_package p;
     const char *inputs[] = {KC_SRC("kernels")};
-    assert_true(kc_package_load(&p, inputs, 1, stderr));
+    kc_package_options o = {inputs, 1, NULL, 0};
+    assert_true(kc_package_load(&p, &o, stderr));
     int n = 0;
     kc_arena a;
     kc_arena_init(&a);

@@ -45,7 +45,14 @@ static void build(built *out, const char *const *targets, int ntargets, int cov)
     assert_non_null(mkdtemp(out->dir));
     snprintf(out->bundle, sizeof(out->bundle), "%s/k.kcb", out->dir);
     const char *inputs[] = {KC_SOURCE_DIR "/tests/llvm/kernels"};
-    kc_build_options o = {inputs, 1, targets, ntargets, false, out->bundle, stderr, true, {cov}};
+    kc_build_options o = {.inputs = inputs,
+                          .ninputs = 1,
+                          .targets = targets,
+                          .ntargets = ntargets,
+                          .output = out->bundle,
+                          .log = stderr,
+                          .quiet = true,
+                          .target = {cov}};
     assert_int_equal(0, kc_build(&o));
     char err[256];
     out->b = kc_bundle_open(out->bundle, false, err, sizeof(err));

@@ -109,7 +109,7 @@ static kcrt_context *open_on(const char *backend)
     kcrt_options o = {backend, -1};
     kcrt_status s = kcrt_open(&c, &o);
     if (s != KCRT_OK)
-        fail_msg("kcrt_open(%s): %s: %s", backend, kcrt_status_name(s), kcrt_error(c));
+        fail_msg("kcrt_open(%s): %s: %s", backend ? backend : "auto", kcrt_status_name(s), kcrt_error(c));
     return c;
 }
 

@@ -318,6 +318,9 @@ static int tune_plans(td_session *s, td_plan *plans, int n, uint64_t input_seed,
     int rc = 0;
     for (int i = 0; i < n; i++)
         total += plans[i].nshapes;
+    if (!total) /* exit 0 here would let CI ship an untuned bundle */
+        return fail(s, "nothing to tune: no kernel of %s has a shape in kc.yaml; give shapes there or with "
+                    "--shape NAME=VALUE,…", s->o->bundle);
     header(s, total, input_seed);
     td_progress_init(&s->progress, s->o->log, s->o->quiet, total, deadline);
     for (int i = 0; i < n && !rc; i++) {
