@@ -7,11 +7,13 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fnmatch.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -28,6 +30,39 @@
         if (!h_ || !strstr(h_, n_))                                                                          \
             fail_msg("expected to find \"%s\" in:\n%s", n_, h_ ? h_ : "(null)");                             \
     } while (0)
+
+/* Runs the cases of all[] whose names match a pattern of argv[1..]
+ * (fnmatch: "test_conv*"), or every case without patterns; a pattern that
+ * matches none is an error, so a renamed case cannot silently stop
+ * running. This is how ctest runs one case per test (kc_add_test CASES):
+ * the cases of a long program run in parallel, each under its own
+ * timeout, and slow ones carry the "exhaustive" label. */
+static inline int kc_test_run(const char *group, const struct CMUnitTest *all, size_t n, int argc, char **argv,
+                              CMFixtureFunction setup, CMFixtureFunction teardown)
+{
+    struct CMUnitTest *chosen = calloc(n ? n : 1, sizeof(*chosen));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool match = argc < 2;
+        for (int a = 1; a < argc; a++)
+            match |= fnmatch(argv[a], all[i].name, 0) == 0;
+        if (match)
+            chosen[k++] = all[i];
+    }
+    for (int a = 1; a < argc; a++) {
+        bool any = false;
+        for (size_t i = 0; i < n; i++)
+            any |= fnmatch(argv[a], all[i].name, 0) == 0;
+        if (!any) {
+            fprintf(stderr, "%s: no test case matches '%s'\n", group, argv[a]);
+            free(chosen);
+            return 1;
+        }
+    }
+    int failed = _cmocka_run_group_tests(group, chosen, k, setup, teardown);
+    free(chosen);
+    return failed;
+}
 
 /* Runs a shell command with stderr joined to stdout; returns its exit
  * status (-1 if a signal ended it) and, in *out (free it) unless out is

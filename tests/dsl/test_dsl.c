@@ -434,14 +434,14 @@ static void includes_stay_in_the_package(void **state)
     (void)state;
     char root[] = "/tmp/kc-test-includes-XXXXXX";
     assert_non_null(mkdtemp(root));
-    char pkg[600], out[600], path[700];
+    char pkg[128], out[128], path[512];
     snprintf(pkg, sizeof(pkg), "%s/pkg", root);
     snprintf(out, sizeof(out), "%s/outside", root);
     assert_int_equal(0, mkdir(pkg, 0700));
     assert_int_equal(0, mkdir(out, 0700));
     snprintf(path, sizeof(path), "%s/secret.kch", out);
     write_text(path, "static float two(void) { return 2.0f; } /* SECRET-7f3a */ oops oops\n");
-    char link[700];
+    char link[512];
     snprintf(link, sizeof(link), "%s/link.kch", pkg);
     assert_int_equal(0, symlink(path, link));
     snprintf(path, sizeof(path), "%s/fifo.kch", pkg);
@@ -485,7 +485,7 @@ static void includes_stay_in_the_package(void **state)
     assert_true(ok);
     free(text);
     unsetenv("KC_TEST_SECRET");
-    char cmd[700];
+    char cmd[256];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
     assert_int_equal(0, system(cmd));
 }

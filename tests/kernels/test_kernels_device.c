@@ -988,7 +988,7 @@ static uint64_t kd_pick_seed(void)
 }
 
 /* test_kernels_device [PATTERN...]: the tests whose names match one of the
- * patterns (fnmatch: "test_conv*"), or all. */
+ * patterns (fnmatch: "test_conv*"), or all (kc_test_run). */
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest all[] = {
@@ -1002,26 +1002,13 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_conv_transpose1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemm, kd_load, kd_unload),
     };
-    struct CMUnitTest chosen[sizeof all / sizeof all[0]];
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        bool match = argc < 2;
-        for (int a = 1; a < argc; a++)
-            match |= fnmatch(argv[a], all[i].name, 0) == 0;
-        if (match)
-            chosen[n++] = all[i];
-    }
-    if (n == 0) {
-        fprintf(stderr, "test_kernels_device: no test matches the pattern(s)\n");
-        return 1;
-    }
     kd_seed = kd_pick_seed();
     fprintf(stderr, "test_kernels_device: seed %llu (KC_TEST_SEED=%llu replays this run)\n",
             (unsigned long long)kd_seed, (unsigned long long)kd_seed);
     int rc = rt_open_or_skip("test_kernels_device");
     if (rc)
         return rc;
-    int failed = _cmocka_run_group_tests("test_kernels_device", chosen, n, NULL, NULL);
+    int failed = kc_test_run("test_kernels_device", all, sizeof all / sizeof all[0], argc, argv, NULL, NULL);
     if (failed)
         fprintf(stderr, "test_kernels_device: failed with seed %llu: KC_TEST_SEED=%llu replays it\n",
                 (unsigned long long)kd_seed, (unsigned long long)kd_seed);

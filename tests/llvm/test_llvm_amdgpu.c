@@ -314,7 +314,7 @@ static void code_object_versions(void **state)
     abi_version("gfx942", 5, 3);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const char *const re[] = {"llvm-readelf-19", "llvm-readelf", NULL};
     const char *const od[] = {"llvm-objdump-19", "llvm-objdump", NULL};
@@ -329,5 +329,5 @@ int main(void)
         cmocka_unit_test(every_target),
         cmocka_unit_test(code_object_versions),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return kc_test_run("test_llvm_amdgpu", tests, sizeof tests / sizeof tests[0], argc, argv, NULL, NULL);
 }

@@ -156,7 +156,7 @@ static void every_target(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const char *const names[] = {"ptxas", NULL};
     ptxas = lt_tool(names);
@@ -166,5 +166,5 @@ int main(void)
         cmocka_unit_test(every_kernel_sm_75),
         cmocka_unit_test(every_target),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return kc_test_run("test_llvm_nvptx", tests, sizeof tests / sizeof tests[0], argc, argv, NULL, NULL);
 }

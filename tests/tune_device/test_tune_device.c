@@ -390,7 +390,7 @@ static int teardown(void **state)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     kcrt_context *ctx;
     kcrt_status s = kcrt_open(&ctx, NULL);
@@ -409,5 +409,5 @@ int main(void)
         cmocka_unit_test(test_a_hung_variant_is_a_timeout_and_kc_goes_on),
         cmocka_unit_test(test_bad_requests_say_what_and_where),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return kc_test_run("test_tune_device", tests, sizeof tests / sizeof tests[0], argc, argv, setup, teardown);
 }
