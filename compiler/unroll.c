@@ -23,6 +23,7 @@ typedef struct unroller {
     kc_ir_module *m;
     kc_ir_func *fn;
     bool ok;
+    long total; /* statements in the kernel so far, every copy counted */
 } unroller;
 
 typedef struct assigns_ctx {
@@ -237,7 +238,20 @@ static void unroll_stmt(unroller *U, kc_ir_block *out, kc_ir_stmt *s)
             if (s->unroll && size * t.n > KC_IR_MAX_STMTS) {
                 fail(U, s, kc_arena_printf(U->m->arena, "%d copies of its body would exceed %d statements", t.n,
                                            KC_IR_MAX_STMTS));
+            } else if ((s->unroll || small) && U->total + size * t.n > KC_IR_MAX_STMTS) {
+                /* each loop fits alone, but nested ones multiply: two
+                 * 4,096-trip loops once grew kc emit past 5 GB. A loop the
+                 * compiler chose to unroll just stays a loop. */
+                if (s->unroll) {
+                    kc_error_at(U->m->diag, s->loc,
+                                "KC_UNROLL cannot unroll this loop: %d copies would make the kernel more than %d "
+                                "statements (nested unrolled loops multiply)",
+                                t.n, KC_IR_MAX_STMTS);
+                    kc_diag_fix(U->m->diag, "unroll only the inner loop, or fewer trips");
+                    U->ok = false;
+                }
             } else if (s->unroll || small) {
+                U->total += size * t.n;
                 expand(U, out, s, &t);
                 return;
             }
@@ -264,7 +278,7 @@ static void unroll_block(unroller *U, kc_ir_block *b)
 
 bool kc_ir_unroll(kc_ir_module *m)
 {
-    unroller U = {m, m->kernel, true};
+    unroller U = {m, m->kernel, true, kc_ir_count_stmts(&m->kernel->body)};
     unroll_block(&U, &m->kernel->body);
     return U.ok;
 }

@@ -28,8 +28,21 @@ void kc_src_free(kc_src *s)
     memset(s, 0, sizeof(*s));
 }
 
+/* A lone CR (classic Mac OS line endings) ends a line as LF does; CRLF
+ * needs nothing, as the lexer takes CR for a space. Without this a file
+ * of CR-only lines was one long line, a comment or a directive to its
+ * end, and passed as "ok (0 kernels)". */
+static void lone_cr_to_lf(char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))
+            text[i] = '\n';
+}
+
 static int add_file(kc_src *s, kc_src_file *f)
 {
+    if (!f->builtin)
+        lone_cr_to_lf((char *)f->text, f->len);
     if (s->nfiles == s->cap) {
         int cap = s->cap ? s->cap * 2 : 16;
         kc_src_file **files = realloc(s->files, sizeof(*files) * (size_t)cap);

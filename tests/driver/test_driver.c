@@ -230,6 +230,38 @@ static void export_stays_in_its_folder(void **state)
     assert_int_not_equal(0, access(outside, F_OK));
 }
 
+/* kc check runs each kernel's default variant through kir: it once passed
+ * what kc build then refused (a KC_UNROLL over a runtime bound), nested
+ * unrolled loops that grew kc emit past 5 GB, and a file with CR-only
+ * line endings as "ok (0 kernels)". */
+static void check_refuses_what_build_would(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(1, kc_test_sh(&out, "%s/tools/kc check %s", KC_BINARY_DIR,
+                                   KC_SRC("tests/dsl/corpus/bad/unroll_nonconst.kc")));
+    ASSERT_CONTAINS(out, "unroll_nonconst.kc:9:15: error: KC_UNROLL cannot unroll this loop: its trip count is not");
+    free(out);
+    char path[300];
+    snprintf(path, sizeof(path), "%s/nested.kc", dir);
+    const char *nested = "#include <kc.h>\nKC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\n"
+                         "void k(int n, float y[n]) {\n  float a = 0.0f;\n"
+                         "  KC_UNROLL for (int i = 0; i < 4096; i++)\n"
+                         "    KC_UNROLL for (int j = 0; j < 4096; j++) a += (float)(i ^ j);\n  y[0] = a;\n}\n";
+    kc_write_file_atomic(path, nested, strlen(nested));
+    assert_int_equal(1, kc_test_sh(&out, "%s/tools/kc check %s", KC_BINARY_DIR, path));
+    ASSERT_CONTAINS(out, "nested.kc:6:15: error: KC_UNROLL cannot unroll this loop: 4096 copies");
+    ASSERT_CONTAINS(out, "(nested unrolled loops multiply)");
+    free(out);
+    snprintf(path, sizeof(path), "%s/cr.kc", dir);
+    const char *cr = "#include <kc.h>\r// a comment\rKC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\r"
+                     "void k(int n, float y[n]) {\r  y[0] = 1.0f;\r}\r";
+    kc_write_file_atomic(path, cr, strlen(cr));
+    assert_int_equal(0, kc_test_sh(&out, "%s/tools/kc check %s", KC_BINARY_DIR, path));
+    ASSERT_CONTAINS(out, "cr.kc: ok (1 kernel, 0 tunables, 1 variant)");
+    free(out);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -246,6 +278,7 @@ int main(void)
         cmocka_unit_test(yaml_mistakes_are_refused),
         cmocka_unit_test(bundles_follow_the_umask),
         cmocka_unit_test(export_stays_in_its_folder),
+        cmocka_unit_test(check_refuses_what_build_would),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
