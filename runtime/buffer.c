@@ -6,6 +6,7 @@
  */
 #include "rt_private.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **out)
@@ -17,6 +18,15 @@ kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **ou
         return ctx->failed;
     if (bytes == 0)
         return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_create: a buffer needs at least one byte");
+    /* backends round sizes up (to words, to pages): near SIZE_MAX that
+     * wrapped to 0 and crashed in the driver */
+    if (bytes > ctx->info.memory_bytes && ctx->info.memory_bytes)
+        return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY,
+                       "kcrt_buffer_create: %zu bytes is more than all of %s's memory (%llu bytes)", bytes,
+                       ctx->info.name, (unsigned long long)ctx->info.memory_bytes);
+    if (bytes > SIZE_MAX / 2)
+        return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "kcrt_buffer_create: %zu bytes is not a size any device has",
+                       bytes);
     kcrt_buffer *b = calloc(1, sizeof(*b));
     if (!b)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");

@@ -31,6 +31,7 @@ typedef struct prep {
     unsigned char small[1024];
     unsigned char *packed;
     rt_launch_desc desc;
+    bool empty; /* a grid dimension is 0: checked, then nothing to run */
 } prep;
 
 static const char *arg_type_name(kcrt_arg_type t)
@@ -195,14 +196,32 @@ static kcrt_status bad_extent(prep *p, int i, const char *err, int64_t n)
                    (unsigned long long)n * q->elem_bytes, vals);
 }
 
+/* One binding reaches max_buffer_bytes at most (Vulkan's
+ * maxStorageBufferRange: 128 MiB on lavapipe, 4 GiB on most GPUs); past it
+ * the kernel would read zeros and drop its writes, and the launch would
+ * say KCRT_OK. */
+static kcrt_status check_reach(prep *p, int i, uint64_t bytes)
+{
+    kcrt_context *ctx = p->k->b->ctx;
+    uint64_t max = ctx->info.max_buffer_bytes;
+    if (!max || bytes <= max)
+        return KCRT_OK;
+    const rt_kernel *rk = p->k->rk;
+    return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED,
+                   "%s: argument %d ('%s'): %llu bytes of it are used, but one buffer binding on %s reaches %llu "
+                   "bytes (%s); split the work into smaller launches",
+                   rk->info.name, i, rk->params[i].name, (unsigned long long)bytes, ctx->info.name,
+                   (unsigned long long)max, ctx->be->name);
+}
+
 static kcrt_status check_extent(prep *p, int i)
 {
     const kcrt_param_info *q = &p->k->rk->params[i];
     const kcrt_buffer *buf = p->args[i].v.buf;
     p->buffers[i] = buf->impl;
     p->writes[i] = !q->readonly;
-    if (!q->extent)
-        return KCRT_OK; /* the kernel did not say: nothing to check against */
+    if (!q->extent) /* the kernel did not say: all of the buffer may be used */
+        return check_reach(p, i, buf->size);
     int64_t n;
     uint64_t bytes;
     char err[256];
@@ -210,7 +229,7 @@ static kcrt_status check_extent(prep *p, int i)
         return bad_extent(p, i, err, 0);
     if (n < 0 || __builtin_mul_overflow((uint64_t)n, (uint64_t)q->elem_bytes, &bytes) || bytes > buf->size)
         return bad_extent(p, i, NULL, n);
-    return KCRT_OK;
+    return check_reach(p, i, bytes);
 }
 
 /* Without KC_MAY_ALIAS, one buffer may not be passed twice when either use writes it. */
@@ -242,8 +261,8 @@ static kcrt_status bad_grid(prep *p, int d, const char *err, int64_t g)
     if (err)
         return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s cannot be evaluated: %s (%s)", name, dim,
                        text, err, vals);
-    if (g <= 0)
-        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s = %lld, not positive (%s)", name, dim, text,
+    if (g < 0)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: grid %c = %s = %lld, negative (%s)", name, dim, text,
                        (long long)g, vals);
     return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED, "%s: grid %c = %s = %lld workgroups, more than the device's %u (%s)",
                    name, dim, text, (long long)g, ctx->info.max_workgroup_count[d], vals);
@@ -258,8 +277,9 @@ static kcrt_status check_grid(prep *p)
         char err[256];
         if (!kc_iexpr_eval_postfix(rk->grid[d], lookup, p, &g, err, sizeof(err)))
             return bad_grid(p, d, err, 0);
-        if (g <= 0 || (uint64_t)g > max[d])
+        if (g < 0 || (uint64_t)g > max[d])
             return bad_grid(p, d, NULL, g);
+        p->empty |= g == 0; /* an empty audio chunk: no work, not an error */
         p->desc.grid[d] = (uint32_t)g;
     }
     return KCRT_OK;
@@ -367,7 +387,7 @@ kcrt_status kcrt_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs)
     if (!p)
         return k ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_BAD_ARGUMENT;
     kcrt_status s = prepare(k, args, nargs, p);
-    if (s == KCRT_OK) {
+    if (s == KCRT_OK && !p->empty) {
         kcrt_context *ctx = k->b->ctx;
         s = ctx->be->launch(ctx->dev, p->v->module, &p->desc);
     }
@@ -386,7 +406,10 @@ kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs,
     if (!p)
         return k ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_BAD_ARGUMENT;
     kcrt_status s = prepare(k, args, nargs, p);
-    if (s == KCRT_OK) {
+    if (s == KCRT_OK && p->empty)
+        s = rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the grid is empty at this shape: nothing to time",
+                    k->rk->info.name);
+    else if (s == KCRT_OK) {
         kcrt_context *ctx = k->b->ctx;
         s = ctx->be->time(ctx->dev, p->v->module, &p->desc, repeats, ns_each);
     }

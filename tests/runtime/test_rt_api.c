@@ -142,17 +142,51 @@ static void test_launch_refuses_short_buffers(void **state)
         kcrt_buffer_free(v4), kcrt_buffer_free(vol), kcrt_buffer_free(plane);
 }
 
+/* Sizes no device has are refused before a backend rounds them (SIZE_MAX
+ * once wrapped to 0 and crashed in the driver), and a buffer past what one
+ * binding reaches is refused at launch rather than half computed. */
+static void test_sizes_past_the_device(void **state)
+{
+    (void)state;
+    kcrt_buffer *b = NULL;
+    ASSERT_ERROR(KCRT_ERROR_OUT_OF_MEMORY, kcrt_buffer_create(rt_ctx, SIZE_MAX, &b), "kcrt_buffer_create:");
+    assert_null(b);
+    ASSERT_ERROR(KCRT_ERROR_OUT_OF_MEMORY, kcrt_buffer_create(rt_ctx, SIZE_MAX - 2, &b), "kcrt_buffer_create:");
+    uint64_t reach = kcrt_device_info_get(rt_ctx)->max_buffer_bytes;
+    if (!reach || reach > ((uint64_t)1 << 28)) {
+        fprintf(stderr, "    (the binding limit is %llu bytes: too large to exceed in a test)\n",
+                (unsigned long long)reach);
+        return;
+    }
+    size_t n = (size_t)(reach / 4 + 16);
+    kcrt_buffer *x = rt_buf(n * 4), *y = rt_buf(n * 4);
+    kcrt_arg a[] = {KCRT_I32((int32_t)n), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
+    ASSERT_ERROR(KCRT_ERROR_UNSUPPORTED, kcrt_launch(rt_kernel("saxpy"), a, 4), "one buffer binding on",
+                 "split the work into smaller launches");
+    kcrt_buffer_free(x), kcrt_buffer_free(y);
+}
+
 static void test_launch_refuses_bad_grids(void **state)
 {
     (void)state;
     kcrt_buffer *x = floats(10), *y = floats(10), *o = rt_buf(4);
+    /* an empty grid (an empty audio chunk) is no work, not an error: it
+     * runs nothing and leaves the outputs as they were */
     kcrt_arg a1[] = {KCRT_I32(0), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
-    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("saxpy"), a1, 4),
-                 "saxpy: grid x = cdiv(n, SX_WG * SX_TM) = 0, not positive (n=0, SX_WG=64, SX_TM=2)");
+    rt_poison(y, RT_NAN);
+    ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), a1, 4));
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    uint32_t *after = rt_read(y);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(RT_NAN, after[i]);
+    free(after);
+    double ns;
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_time_launch(rt_kernel("saxpy"), a1, 4, 1, &ns),
+                 "saxpy: the grid is empty at this shape: nothing to time");
     kcrt_kernel *g = rt_kernel("grid_test");
     kcrt_arg a2[] = {KCRT_I32(-3), KCRT_I32(1), KCRT_I32(1), KCRT_BUF(o)};
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(g, a2, 4),
-                 "grid x = a * b * c = -3, not positive (a=-3, b=1, c=1)");
+                 "grid x = a * b * c = -3, negative (a=-3, b=1, c=1)");
     kcrt_arg a3[] = {KCRT_I32(1 << 21), KCRT_I32(1 << 21), KCRT_I32(1 << 21), KCRT_BUF(o)};
     ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(g, a3, 4),
                  "grid x = a * b * c cannot be evaluated: integer overflow in '*'");
@@ -678,6 +712,7 @@ int main(void)
         cmocka_unit_test_teardown(test_launch_refuses_wrong_scalar_types, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_short_buffers, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_bad_grids, rt_teardown),
+        cmocka_unit_test_teardown(test_sizes_past_the_device, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_aliasing_without_may_alias, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_buffer_of_other_context, rt_teardown),
         cmocka_unit_test_teardown(test_kernel_get_unknown_names_the_kernels, rt_teardown),
