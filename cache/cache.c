@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct kc_cache {
     sqlite3 *db;
@@ -54,33 +55,49 @@ static bool fail_db(sqlite3 *db, char *err, size_t errlen, const char *what)
     return false;
 }
 
-static bool migrate(sqlite3 *db, char *err, size_t errlen)
+static int schema_version(sqlite3 *db)
 {
     sqlite3_stmt *st;
     int version = 0;
     if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
+    return version;
+}
+
+/* Each step reads the version again inside its own IMMEDIATE transaction,
+ * that is under the write lock: two kc processes opening a new cache at
+ * once used to both read 0 and the second failed on "table results
+ * already exists". Now the second waits, sees 1 and has nothing to do. */
+static bool migrate(sqlite3 *db, char *err, size_t errlen)
+{
     int latest = (int)KC_COUNT(migrations);
-    if (version > latest) {
-        snprintf(err, errlen, "the tuning cache has schema %d, newer than this kc reads (%d); upgrade kc", version,
-                 latest);
-        return false;
-    }
-    for (int v = version; v < latest; v++) {
+    for (;;) {
         char *msg = NULL;
+        if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, errlen, "cannot lock the tuning cache to update it: %s", msg ? msg : "?");
+            sqlite3_free(msg);
+            return false;
+        }
+        int v = schema_version(db);
+        if (v >= latest) {
+            sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+            if (v > latest)
+                snprintf(err, errlen, "the tuning cache has schema %d, newer than this kc reads (%d); upgrade kc", v,
+                         latest);
+            return v == latest;
+        }
         char bump[64];
         snprintf(bump, sizeof(bump), "PRAGMA user_version = %d;", v + 1);
-        if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(db, migrations[v], NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(db, bump, NULL, NULL, &msg) != SQLITE_OK || sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+        if (sqlite3_exec(db, migrations[v], NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(db, bump, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
             snprintf(err, errlen, "cannot update the tuning cache to schema %d: %s", v + 1, msg ? msg : "?");
             sqlite3_free(msg);
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             return false;
         }
     }
-    return true;
 }
 
 static bool mkdirs(const char *path)
@@ -118,8 +135,76 @@ char *kc_cache_default_path(char *err, size_t errlen)
     return kc_buf_take(&dir);
 }
 
+/* A cache file of 0 bytes (with no write-ahead log holding its pages) was
+ * truncated: SQLite would take it for a new database, and every result
+ * would silently be measured again. */
+static bool truncated(const char *path)
+{
+    struct stat st, wal;
+    char walpath[4200];
+    snprintf(walpath, sizeof(walpath), "%s-wal", path);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+           (stat(walpath, &wal) != 0 || wal.st_size == 0);
+}
+
+/* PRAGMA quick_check: a damaged page is found at open, with what to do,
+ * not halfway through a tune as "no variant passed". */
+static bool intact(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    const char *first = NULL;
+    bool ok = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL) == SQLITE_OK &&
+              sqlite3_step(st) == SQLITE_ROW && (first = (const char *)sqlite3_column_text(st, 0)) &&
+              strcmp(first, "ok") == 0;
+    if (!ok)
+        snprintf(err, errlen,
+                 "the tuning cache '%s' is damaged (%s); 'kc cache check --cache %s' says more, 'kc cache repair "
+                 "--cache %s' keeps every result SQLite can still read",
+                 path, first ? first : sqlite3_errmsg(db), path, path);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+/* A new cache is made whole under another name and linked into place, so
+ * a cache file of 0 bytes is never one kc is creating (which truncated()
+ * would take for a damaged one), and of two kc processes creating it at
+ * once one wins and the other opens its file. */
+static bool create_new(const char *path, char *err, size_t errlen)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.new-%ld", path, (long)getpid());
+    remove(tmp);
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+    bool ok = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK;
+    if (!ok)
+        fail_db(db, err, errlen, "cannot create the tuning cache");
+    else if (sqlite3_exec(db, "PRAGMA journal_mode = WAL;", NULL, NULL, &msg) != SQLITE_OK)
+        ok = false, snprintf(err, errlen, "cannot create the tuning cache: %s", msg ? msg : "?");
+    else
+        ok = migrate(db, err, errlen);
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    if (ok && link(tmp, path) != 0 && errno != EEXIST && rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot create the tuning cache '%s': %s", path, strerror(errno));
+        ok = false;
+    }
+    remove(tmp);
+    return ok;
+}
+
 kc_cache *kc_cache_open(const char *path, char *err, size_t errlen)
 {
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT && !create_new(path, err, errlen))
+        return NULL;
+    if (truncated(path)) {
+        snprintf(err, errlen,
+                 "the tuning cache '%s' is empty (0 bytes): it was truncated, and kc will not start over "
+                 "silently; 'kc cache repair --cache %s' sets it aside and starts a new one",
+                 path, path);
+        return NULL;
+    }
     kc_cache *c = calloc(1, sizeof(*c));
     if (!c)
         abort();
@@ -132,9 +217,12 @@ kc_cache *kc_cache_open(const char *path, char *err, size_t errlen)
         char *msg = NULL;
         if (sqlite3_exec(c->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, &msg) !=
             SQLITE_OK) {
-            snprintf(err, errlen, "'%s' is not a tuning cache: %s", path, msg ? msg : "?");
+            snprintf(err, errlen,
+                     "'%s' is not a tuning cache: %s ('kc cache repair --cache %s' sets it aside and keeps what "
+                     "can be read)",
+                     path, msg ? msg : "?", path);
             sqlite3_free(msg);
-        } else if (migrate(c->db, err, errlen)) {
+        } else if (intact(c->db, path, err, errlen) && migrate(c->db, err, errlen)) {
             return c;
         }
     }

@@ -63,6 +63,21 @@ char *kc_cache_default_path(char *err, size_t errlen);
 /* Opens (creating or migrating) a cache; NULL with a message. */
 kc_cache *kc_cache_open(const char *path, char *err, size_t errlen);
 void kc_cache_close(kc_cache *c);
+/* `kc cache check`: PRAGMA integrity_check in words, a line per problem;
+ * true when the cache is whole. Opens the file read-only, changes nothing. */
+bool kc_cache_check(const char *path, kc_buf *report);
+
+typedef struct kc_cache_repair_report {
+    long results, spaces; /* rows kept */
+    long skips;           /* damaged places the scan had to seek past */
+    char aside[4200];     /* where the damaged file now is */
+} kc_cache_repair_report;
+/* `kc cache repair`: moves the damaged cache (and its -wal, -shm) aside to
+ * PATH.damaged-TIME and writes a new cache at path with every row SQLite
+ * can still read from it (none from a truncated file). Loses nothing that
+ * was readable and deletes nothing. */
+bool kc_cache_repair(const char *path, kc_cache_repair_report *out, char *err, size_t errlen);
+
 /* The SQLite handle, for the cache's own files. */
 struct sqlite3 *kc_cache_db(kc_cache *c);
 

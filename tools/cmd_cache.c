@@ -1,5 +1,5 @@
 /*
- * cmd_cache.c — `kc cache list|export|import|clear`.
+ * cmd_cache.c — `kc cache list|export|import|clear|check|repair`.
  */
 #include "kc_cache.h"
 #include "kc_tools.h"
@@ -40,10 +40,13 @@ static int parse(int argc, char **argv, cache_opts *o)
         }
     }
     if (!o->action)
-        return kc_usage_error("cache", "say what to do: list, export, import or clear");
+        return kc_usage_error("cache", "say what to do: list, export, import, clear, check or repair");
     bool file_action = !strcmp(o->action, "export") || !strcmp(o->action, "import");
-    if (strcmp(o->action, "list") && strcmp(o->action, "clear") && !file_action)
-        return kc_usage_error("cache", "no action '%s' (list, export, import, clear)", o->action);
+    bool whole = !strcmp(o->action, "check") || !strcmp(o->action, "repair");
+    if (strcmp(o->action, "list") && strcmp(o->action, "clear") && !file_action && !whole)
+        return kc_usage_error("cache", "no action '%s' (list, export, import, clear, check, repair)", o->action);
+    if (whole && o->file)
+        return kc_usage_error("cache", "%s takes no FILE; name the cache with --cache", o->action);
     if (file_action && !o->file && !o->kernel_tuner)
         return kc_usage_error("cache", "%s needs a FILE", o->action);
     return KC_EXIT_OK;
@@ -82,6 +85,29 @@ static int run(kc_cache *c, const cache_opts *o)
     return KC_EXIT_OK;
 }
 
+/* check and repair work on the file as it is, without opening it as a
+ * cache (which refuses a damaged one). */
+static int check_or_repair(const char *path, const cache_opts *o)
+{
+    if (!strcmp(o->action, "check")) {
+        kc_buf report = {0};
+        bool ok = kc_cache_check(path, &report);
+        fputs(report.data ? report.data : "", ok ? stdout : stderr);
+        kc_buf_free(&report);
+        return ok ? KC_EXIT_OK : KC_EXIT_ERROR;
+    }
+    char err[512];
+    kc_cache_repair_report r;
+    if (!kc_cache_repair(path, &r, err, sizeof(err)))
+        return fprintf(stderr, "kc cache: %s\n", err), KC_EXIT_ERROR;
+    fprintf(stderr,
+            "kc cache: kept %ld result%s and %ld search space%s in a new %s (%ld damaged place%s skipped); the old "
+            "file is %s\n",
+            r.results, r.results == 1 ? "" : "s", r.spaces, r.spaces == 1 ? "" : "s", path, r.skips,
+            r.skips == 1 ? "" : "s", r.aside);
+    return KC_EXIT_OK;
+}
+
 int kc_cmd_cache(int argc, char **argv)
 {
     cache_opts o = {0};
@@ -92,6 +118,11 @@ int kc_cmd_cache(int argc, char **argv)
     char *path = o.cache_path ? strdup(o.cache_path) : kc_cache_default_path(err, sizeof(err));
     if (!path)
         return fprintf(stderr, "kc cache: %s\n", err), KC_EXIT_ERROR;
+    if (!strcmp(o.action, "check") || !strcmp(o.action, "repair")) {
+        status = check_or_repair(path, &o);
+        free(path);
+        return status;
+    }
     kc_cache *c = kc_cache_open(path, err, sizeof(err));
     if (!c) {
         fprintf(stderr, "kc cache: %s\n", err);

@@ -82,12 +82,13 @@ const kc_command kc_commands[] = {
      "                   reads only files under its own folder otherwise\n"
      "                   (docs/security.md)\n"
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
-    {"cache", kc_cmd_cache, "list, export, import or clear tuning results",
+    {"cache", kc_cmd_cache, "list, export, import, clear, check or repair tuning results",
      "usage: kc cache list [--json] [FILTERS]\n"
      "       kc cache export FILE [FILTERS]\n"
      "       kc cache export --kernel-tuner FILE [FILTERS]\n"
      "       kc cache import FILE\n"
      "       kc cache clear [FILTERS]\n"
+     "       kc cache check|repair [--cache FILE]\n"
      "\n"
      "The tuning cache keeps every measurement kc tune made, keyed by the\n"
      "kernel's source hash, kc's version, the device, the shape and the variant,\n"
@@ -100,6 +101,9 @@ const kc_command kc_commands[] = {
      "  import FILE     merge an export: for a configuration both have, the\n"
      "                  result with more samples wins (then the smaller spread)\n"
      "  clear           delete results\n"
+     "  check           is the cache whole? (SQLite's integrity check, in words)\n"
+     "  repair          move a damaged cache aside (FILE.damaged-TIME) and start a\n"
+     "                  new one with every result that can still be read\n"
      "filters: --kernel K, --device KEY, --shape n=…, --backend B\n"
      "  --cache FILE    another cache than $XDG_CACHE_HOME/kc/tuning.db\n"},
     {"check", kc_cmd_check, "check kernel files with the front end",

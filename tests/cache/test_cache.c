@@ -7,6 +7,7 @@
 #include "kc_test.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -213,6 +214,144 @@ static void sigkill_loses_nothing_committed(void **state)
     kc_cache_close(c);
 }
 
+static long count_results(kc_cache *c)
+{
+    long n = 0;
+    kc_buf out = {0};
+    kc_cache_list(c, NULL, true, &out);
+    for (const char *p = out.data; p && (p = strchr(p, '\n')); p++)
+        n++;
+    kc_buf_free(&out);
+    return n;
+}
+
+/* Eight kc processes open a cache that does not exist yet at the same
+ * instant: each must get it whole (the migration once raced: "cannot
+ * update the tuning cache to schema 1" in 3 of 6 trials). */
+static void first_opens_at_once(void **state)
+{
+    (void)state;
+    enum { KIDS = 8, TRIALS = 5 };
+    for (int trial = 0; trial < TRIALS; trial++) {
+        char name[32];
+        snprintf(name, sizeof(name), "race%d.db", trial);
+        remove(path(name));
+        int gate[2];
+        assert_int_equal(0, pipe(gate));
+        pid_t pids[KIDS];
+        for (int k = 0; k < KIDS; k++) {
+            pids[k] = fork();
+            if (pids[k] == 0) {
+                close(gate[1]);
+                char b;
+                if (read(gate[0], &b, 1) != 0) /* all start when the parent closes the gate */
+                    _exit(5);
+                char err[256], v[32];
+                kc_cache *c = kc_cache_open(path(name), err, sizeof(err));
+                if (!c) {
+                    fprintf(stderr, "child %d: %s\n", k, err);
+                    _exit(3);
+                }
+                snprintf(v, sizeof(v), "WG=%d", k);
+                kc_cache_key key1 = key(v, "n=1");
+                kc_cache_result r = {KC_RESULT_OK, 100.0 + k, 5, 0.01, NULL};
+                bool ok = kc_cache_put(c, &key1, &r, err, sizeof(err));
+                kc_cache_close(c);
+                _exit(ok ? 0 : 4);
+            }
+        }
+        close(gate[0]);
+        close(gate[1]);
+        for (int k = 0; k < KIDS; k++) {
+            int status;
+            waitpid(pids[k], &status, 0);
+            assert_true(WIFEXITED(status));
+            assert_int_equal(0, WEXITSTATUS(status));
+        }
+        char err[256];
+        kc_cache *c = kc_cache_open(path(name), err, sizeof(err));
+        assert_non_null(c);
+        assert_int_equal(KIDS, count_results(c));
+        kc_cache_close(c);
+    }
+}
+
+/* A cache truncated to 0 bytes is refused, never silently started over;
+ * kc cache repair sets it aside and starts a new one. */
+static void truncated_cache_is_refused_then_repaired(void **state)
+{
+    (void)state;
+    kc_cache *c = open_fresh("trunc.db");
+    char err[512];
+    kc_cache_key k = key("WG=64", "n=1");
+    kc_cache_result r = {KC_RESULT_OK, 10.0, 5, 0.01, NULL};
+    assert_true(kc_cache_put(c, &k, &r, err, sizeof(err)));
+    kc_cache_close(c);
+    assert_int_equal(0, truncate(path("trunc.db"), 0));
+    assert_null(kc_cache_open(path("trunc.db"), err, sizeof(err)));
+    ASSERT_CONTAINS(err, "is empty (0 bytes): it was truncated, and kc will not start over silently");
+    kc_buf report = {0};
+    assert_false(kc_cache_check(path("trunc.db"), &report));
+    ASSERT_CONTAINS(report.data, "truncated");
+    kc_buf_free(&report);
+    kc_cache_repair_report rep;
+    assert_true(kc_cache_repair(path("trunc.db"), &rep, err, sizeof(err)));
+    assert_int_equal(0, rep.results);
+    struct stat st;
+    assert_int_equal(0, stat(rep.aside, &st)); /* kept, not deleted */
+    c = kc_cache_open(path("trunc.db"), err, sizeof(err));
+    assert_non_null(c);
+    assert_int_equal(0, count_results(c));
+    kc_cache_close(c);
+}
+
+/* Zeroed pages in the middle: refused at open with what to do, found by
+ * kc cache check, and kc cache repair keeps every row off those pages. */
+static void damaged_pages_are_refused_then_repaired(void **state)
+{
+    (void)state;
+    enum { ROWS = 3000 };
+    kc_cache *c = open_fresh("pages.db");
+    char err[512];
+    sqlite3_exec(kc_cache_db(c), "BEGIN", NULL, NULL, NULL);
+    for (int i = 0; i < ROWS; i++) {
+        char v[32];
+        snprintf(v, sizeof(v), "WG=%d,TM=%d", i, i % 7);
+        kc_cache_key k = key(v, "n=48000");
+        kc_cache_result r = {KC_RESULT_OK, 1000.0 + i, 9, 0.02, NULL};
+        assert_true(kc_cache_put(c, &k, &r, err, sizeof(err)));
+    }
+    sqlite3_exec(kc_cache_db(c), "COMMIT", NULL, NULL, NULL);
+    kc_cache_close(c); /* the last close checkpoints the log into the file */
+    FILE *f = fopen(path("pages.db"), "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    assert_true(size > 40 * 4096);
+    static char zeros[2 * 4096];
+    fseek(f, (size / 4096 / 2) * 4096, SEEK_SET); /* two pages in the middle */
+    assert_int_equal(sizeof(zeros), fwrite(zeros, 1, sizeof(zeros), f));
+    fclose(f);
+    assert_null(kc_cache_open(path("pages.db"), err, sizeof(err)));
+    ASSERT_CONTAINS(err, "is damaged");
+    ASSERT_CONTAINS(err, "kc cache repair");
+    kc_buf report = {0};
+    assert_false(kc_cache_check(path("pages.db"), &report));
+    ASSERT_CONTAINS(report.data, "damaged");
+    kc_buf_free(&report);
+    kc_cache_repair_report rep;
+    assert_true(kc_cache_repair(path("pages.db"), &rep, err, sizeof(err)));
+    fprintf(stderr, "    repair kept %ld of %d results, %ld skips\n", rep.results, ROWS, rep.skips);
+    assert_true(rep.results >= ROWS * 8 / 10 && rep.results < ROWS);
+    c = kc_cache_open(path("pages.db"), err, sizeof(err));
+    assert_non_null(c);
+    assert_int_equal(rep.results, count_results(c));
+    kc_cache_close(c);
+    report = (kc_buf){0};
+    assert_true(kc_cache_check(path("pages.db"), &report));
+    kc_buf_free(&report);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -227,6 +366,9 @@ int main(void)
         cmocka_unit_test(export_import_merge),
         cmocka_unit_test(kernel_tuner_export_replays),
         cmocka_unit_test(sigkill_loses_nothing_committed),
+        cmocka_unit_test(first_opens_at_once),
+        cmocka_unit_test(truncated_cache_is_refused_then_repaired),
+        cmocka_unit_test(damaged_pages_are_refused_then_repaired),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
