@@ -19,6 +19,8 @@ enum {
     SPV_MAGIC = 0x07230203,
     OP_CAPABILITY = 17,
     OP_ENTRY_POINT = 15,
+    OP_EXECUTION_MODE = 16,
+    MODE_LOCAL_SIZE = 17,
     EXEC_GLCOMPUTE = 5,
     /* capabilities (SPIR-V §3.31) that need a device feature */
     CAP_FLOAT16 = 9,
@@ -79,6 +81,7 @@ bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_
     if (major != 1 || minor > 6)
         return rt_printf(err, errlen, "its SPIR-V version %u.%u is unknown", major, minor), false;
     facts->minor = minor;
+    uint32_t entry = 0;
     for (size_t i = 5; i < n;) {
         uint32_t first;
         memcpy(&first, &w[i], 4);
@@ -93,8 +96,13 @@ bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_
         if (op == OP_CAPABILITY && count == 2)
             facts->features |= capability_feature(ops[0]);
         if (op == OP_ENTRY_POINT && count >= 4 && ops[0] == EXEC_GLCOMPUTE &&
-            string_is(ops + 2, nops - 2, kernel))
+            string_is(ops + 2, nops - 2, kernel)) {
             facts->has_entry = true;
+            entry = ops[1];
+        }
+        if (op == OP_EXECUTION_MODE && count == 6 && facts->has_entry && ops[0] == entry &&
+            ops[1] == MODE_LOCAL_SIZE)
+            memcpy(facts->local_size, ops + 2, sizeof(facts->local_size));
         i += count;
     }
     if (!facts->has_entry)

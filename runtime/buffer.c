@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **out)
 {
@@ -27,14 +28,19 @@ kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **ou
     if (bytes > SIZE_MAX / 2)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "kcrt_buffer_create: %zu bytes is not a size any device has",
                        bytes);
-    kcrt_buffer *b = calloc(1, sizeof(*b));
-    if (!b)
+    kcrt_buffer *b = ctx->dead_buffers;
+    if (b) {
+        ctx->dead_buffers = b->next;
+        memset(b, 0, sizeof(*b));
+    } else if (!(b = calloc(1, sizeof(*b)))) {
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
     kcrt_status s = ctx->be->buffer_create(ctx->dev, bytes, &b->impl);
     if (s != KCRT_OK) {
         free(b);
         return s;
     }
+    b->magic = RT_LIVE_BUFFER;
     b->ctx = ctx;
     b->size = bytes;
     b->next = ctx->buffers;
@@ -50,6 +56,10 @@ void kcrt_buffer_free(kcrt_buffer *b)
     if (!b)
         return;
     kcrt_context *ctx = b->ctx;
+    if (b->magic == RT_FREED) {
+        rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_free: the buffer was already freed");
+        return;
+    }
     ctx->be->buffer_free(ctx->dev, b->impl);
     if (b->prev)
         b->prev->next = b->next;
@@ -57,12 +67,25 @@ void kcrt_buffer_free(kcrt_buffer *b)
         ctx->buffers = b->next;
     if (b->next)
         b->next->prev = b->prev;
-    free(b);
+    memset(b, 0, sizeof(*b));
+    b->magic = RT_FREED;
+    b->ctx = ctx;
+    b->next = ctx->dead_buffers;
+    ctx->dead_buffers = b;
+}
+
+kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn)
+{
+    if (b && b->magic == RT_FREED)
+        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the buffer was freed (kcrt_buffer_free)", fn);
+    return KCRT_OK;
 }
 
 static kcrt_status check_range(const kcrt_buffer *b, size_t offset, const void *p, size_t bytes,
                                const char *fn)
 {
+    if (b->magic == RT_FREED)
+        return rt_buffer_usable(b, fn);
     if (!p && bytes)
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the host pointer is NULL", fn);
     if (offset > b->size || bytes > b->size - offset)

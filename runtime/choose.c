@@ -172,6 +172,9 @@ rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why)
 static kcrt_status find_kernel(kcrt_bundle *b, const char *name, rt_kernel **out)
 {
     *out = NULL;
+    if (b->magic == RT_FREED)
+        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "kernel '%s': the bundle was freed (kcrt_bundle_free)",
+                       name);
     for (int i = 0; i < b->nkernels; i++)
         if (strcmp(b->kernels[i].info.name, name) == 0) {
             *out = &b->kernels[i];
@@ -196,6 +199,7 @@ static kcrt_kernel *new_handle(kcrt_bundle *b, rt_kernel *rk, rt_variant *fixed)
     kcrt_kernel *h = calloc(1, sizeof(*h));
     if (!h)
         return NULL;
+    h->magic = RT_LIVE_KERNEL;
     h->b = b;
     h->rk = rk;
     h->fixed = fixed;
@@ -376,6 +380,7 @@ kcrt_status kcrt_kernel_from_binary(kcrt_bundle *b, const char *name, const kcrt
         free(h);
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "variant '%s' of '%s': %s", d->tunables, name, err);
     }
+    h->magic = RT_LIVE_KERNEL;
     h->b = b;
     h->rk = rk;
     h->fixed = v;
@@ -393,7 +398,7 @@ kcrt_status kcrt_kernel_from_binary(kcrt_bundle *b, const char *name, const kcrt
 
 void kcrt_kernel_release(kcrt_kernel *k)
 {
-    if (!k || !k->owns_fixed)
+    if (!k || k->magic != RT_LIVE_KERNEL || !k->owns_fixed)
         return;
     kcrt_context *ctx = k->b->ctx;
     for (kcrt_kernel **p = &k->rk->handles; *p; p = &(*p)->next)
@@ -412,7 +417,7 @@ void kcrt_kernel_release(kcrt_kernel *k)
 
 const kcrt_kernel_info *kcrt_kernel_info_get(const kcrt_kernel *k)
 {
-    return k ? &k->rk->info : NULL;
+    return k && k->magic == RT_LIVE_KERNEL ? &k->rk->info : NULL;
 }
 
 kcrt_context *kcrt_kernel_context(const kcrt_kernel *k)

@@ -340,6 +340,12 @@ void kcrt_close(kcrt_context *ctx)
         kcrt_bundle_free(ctx->bundles);
     while (ctx->buffers)
         kcrt_buffer_free(ctx->buffers);
+    for (kcrt_buffer *b = ctx->dead_buffers, *next; b; b = next)
+        next = b->next, free(b);
+    for (kcrt_kernel *k = ctx->dead_kernels, *next; k; k = next)
+        next = k->next, free(k);
+    for (kcrt_bundle *b = ctx->dead_bundles, *next; b; b = next)
+        next = b->next, free(b);
     if (ctx->dev)
         ctx->be->close(ctx->dev);
     free(ctx);

@@ -88,6 +88,10 @@ static kcrt_status check_arg(kcrt_context *ctx, const rt_kernel *rk, int i, cons
         if (!a->v.buf)
             return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: argument %d ('%s') is a NULL buffer", name, i,
                            p->name);
+        if (a->v.buf->magic == RT_FREED && a->v.buf->ctx == ctx)
+            return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
+                           "%s: argument %d ('%s') is a buffer that was freed (kcrt_buffer_free)", name, i,
+                           p->name);
         if (a->v.buf->ctx != ctx)
             return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT,
                            "%s: argument %d ('%s') is a buffer of another context", name, i, p->name);
@@ -321,6 +325,10 @@ static kcrt_status check_common(kcrt_kernel *k, const kcrt_arg *args, size_t nar
 {
     if (!k)
         return KCRT_ERROR_BAD_ARGUMENT;
+    if (k->magic == RT_FREED)
+        return rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "the kernel handle was freed with its bundle (kcrt_bundle_free); get it again from a loaded "
+                       "bundle");
     kcrt_context *ctx = k->b->ctx;
     const rt_kernel *rk = k->rk;
     if (ctx->failed)

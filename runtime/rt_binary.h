@@ -12,6 +12,7 @@ typedef struct rt_spirv_facts {
     uint32_t minor;    /* SPIR-V 1.minor */
     unsigned features; /* RT_F_* from its capabilities */
     bool has_entry;
+    uint32_t local_size[3]; /* the entry point's LocalSize; 0s when it has none */
 } rt_spirv_facts;
 
 /* Walks a SPIR-V module; false and a message (completing "variant X: …")

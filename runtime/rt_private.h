@@ -127,6 +127,22 @@ extern const rt_backend rt_cuda_backend;
 
 /* ---- the objects ----------------------------------------------------------------- */
 
+/*
+ * Handles outlive kcrt_buffer_free and kcrt_bundle_free until kcrt_close,
+ * marked RT_FREED, so that a use after free (a launch after its bundle was
+ * freed, a buffer freed twice) is reported in words instead of crashing.
+ * Freed buffer shells are reused by kcrt_buffer_create, which keeps memory
+ * flat in a create/free loop: a stale pointer may then reach a live buffer
+ * of the same context — memory-safe, but not detected. A handle used after
+ * kcrt_close is beyond help.
+ */
+enum {
+    RT_LIVE_BUFFER = 0x6b636275, /* "kcbu" */
+    RT_LIVE_BUNDLE = 0x6b636262,
+    RT_LIVE_KERNEL = 0x6b63626b,
+    RT_FREED = 0x66726565,
+};
+
 struct kcrt_context {
     kcrt_status failed; /* KCRT_OK, or why kcrt_open failed */
     char err[RT_MSG];
@@ -136,6 +152,10 @@ struct kcrt_context {
     kcrt_device_info info;
     kcrt_bundle *bundles; /* what kcrt_close frees */
     kcrt_buffer *buffers;
+    /* freed handles, kept until kcrt_close (see RT_FREED) */
+    kcrt_buffer *dead_buffers;
+    kcrt_bundle *dead_bundles;
+    kcrt_kernel *dead_kernels;
     /* Auto choice on HIP or CUDA: the Vulkan device to move to when the
      * first bundle has nothing for this backend but SPIR-V (its index among
      * Vulkan's devices, and in the whole list); -1 when there is none or the
@@ -144,6 +164,7 @@ struct kcrt_context {
 };
 
 struct kcrt_buffer {
+    uint32_t magic; /* RT_LIVE_BUFFER or RT_FREED */
     kcrt_context *ctx;
     size_t size;
     void *impl;
@@ -189,6 +210,7 @@ typedef struct rt_kernel {
 } rt_kernel;
 
 struct kcrt_bundle {
+    uint32_t magic; /* RT_LIVE_BUNDLE or RT_FREED */
     kcrt_context *ctx;
     char *path;
     rt_arena arena;
@@ -199,6 +221,7 @@ struct kcrt_bundle {
 };
 
 struct kcrt_kernel {
+    uint32_t magic; /* RT_LIVE_KERNEL or RT_FREED; b stays valid either way */
     kcrt_bundle *b;
     rt_kernel *rk;
     rt_variant *fixed; /* kcrt_kernel_get_variant's, or NULL: choose per launch */
@@ -211,6 +234,9 @@ struct kcrt_kernel {
     char memo_why[256];
     kcrt_kernel *next;
 };
+
+/* KCRT_OK, or an error saying fn was given a freed buffer (RT_FREED). */
+kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn);
 
 /* ---- helpers ----------------------------------------------------------------------- */
 

@@ -40,18 +40,14 @@ static json_t *benchmark(json_t *run, int i)
     return json_array_get(json_object_get(run, "benchmarks"), (size_t)i);
 }
 
-/* In a sanitizer build the host side of a launch (ASan's allocator under
- * lavapipe and the validation layer) costs milliseconds, which squeezes a
- * kernel's ratio to the reference: the slowed conv1d read +26% there, an
- * identical re-run +36% once. Timing is not what that build checks, so
- * there the verdict paths run against a copy of the baseline with its
- * ratios scaled (a regression, or plainly none, whatever the noise); the
- * real detection checks run in the optimised build. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
+/* No test depends on timing (docs/testing.md): the verdict paths run
+ * against a copy of the baseline with its ratios scaled, by 2 for "no
+ * regression" and by 0.5 for the slowed conv1d, so each verdict holds
+ * whatever the machine is doing. Measured unscaled, the noise was too
+ * close to the 30% threshold to test: an identical re-run read +36% once
+ * beside another test, the slowed conv1d +26% under ASan. How often kc
+ * bench raises a false alarm and how surely it catches a real regression
+ * are measured by bench/noise.sh (docs/benchmarks.md), not asserted here. */
 
 /* A copy of baseline `from` at `to`, with every ratio times factor. */
 static const char *scaled_baseline(const char *from, const char *to, double factor)
@@ -127,7 +123,8 @@ static void record(void **state)
     json_decref(b);
 }
 
-/* The same bundle again, at the CI threshold: no regression. */
+/* The same bundle again, at the CI threshold, against the baseline with
+ * doubled ratios: no regression. */
 static void identical_rerun(void **state)
 {
     (void)state;
@@ -136,8 +133,7 @@ static void identical_rerun(void **state)
                         "%s bench %s --kernel conv1d --kernel matmul --repeat 10 --quiet --baseline %s "
                         "--max-regression 30%% --json %s",
                         RT_KC, BENCH,
-                        SANITIZED ? scaled_baseline(path("base.json"), path("base_x2.json"), 2.0)
-                                  : path("base.json"),
+                        scaled_baseline(path("base.json"), path("base_x2.json"), 2.0),
                         path("again.json"));
     bool alarm = rc != 0 || strstr(out, "REGRESSION") || !strstr(out, "vs baseline");
     if (alarm)
@@ -161,7 +157,7 @@ static void slowed_is_caught(void **state)
     int rc = kc_test_sh(
         &out, "%s bench %s --repeat 10 --quiet --baseline %s --max-regression 30%% --junit %s --json %s",
         RT_KC, SLOWED,
-        SANITIZED ? scaled_baseline(path("base.json"), path("base_half.json"), 0.5) : path("base.json"),
+        scaled_baseline(path("base.json"), path("base_half.json"), 0.5),
         path("slow.xml"), path("slow.json"));
     if (rc != 1)
         fail_msg("the slowed conv1d was not caught (exit %d):\n%s", rc, out);
@@ -172,7 +168,7 @@ static void slowed_is_caught(void **state)
     free(out);
     json_t *r = load(path("slow.json"));
     json_t *cmp = json_object_get(benchmark(r, 0), "comparison");
-    /* twice the arithmetic (and, in a sanitizer build, a baseline of half the ratios) */
+    /* twice the arithmetic, against a baseline of half the ratios */
     assert_true(json_real_value(json_object_get(cmp, "change")) > 0.3);
     assert_true(json_real_value(json_object_get(cmp, "p_value")) < 0.01);
     assert_true(json_is_true(json_object_get(cmp, "remeasured")));

@@ -166,6 +166,47 @@ static void test_sizes_past_the_device(void **state)
     kcrt_buffer_free(x), kcrt_buffer_free(y);
 }
 
+/* Handles used after they were freed are reported in words: these once
+ * crashed, or said "buffer of another context". */
+static void test_use_after_free_is_reported(void **state)
+{
+    (void)state;
+    kcrt_buffer *x = floats(10), *y = floats(10);
+    kcrt_buffer_free(y);
+    kcrt_buffer_free(y);
+    ASSERT_CONTAINS(kcrt_error(rt_ctx), "kcrt_buffer_free: the buffer was already freed");
+    float v[10] = {0};
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_write(y, 0, v, sizeof(v)),
+                 "kcrt_buffer_write: the buffer was freed");
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_read(y, 0, v, sizeof(v)),
+                 "kcrt_buffer_read: the buffer was freed");
+    kcrt_arg a[] = {KCRT_I32(10), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(rt_kernel("saxpy"), a, 4),
+                 "saxpy: argument 3 ('y') is a buffer that was freed");
+    kcrt_bundle *b;
+    kcrt_kernel *k;
+    ASSERT_OK(kcrt_bundle_load(rt_ctx, RT_BUNDLE, &b));
+    ASSERT_OK(kcrt_kernel_get(b, "saxpy", &k));
+    kcrt_bundle_free(b);
+    kcrt_buffer *y2 = floats(10);
+    kcrt_arg a2[] = {KCRT_I32(10), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y2)};
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, a2, 4), "the kernel handle was freed with its bundle");
+    assert_null(kcrt_kernel_info_get(k));
+    ASSERT_ERROR(KCRT_ERROR_BAD_ARGUMENT, kcrt_kernel_get(b, "saxpy", &k), "the bundle was freed");
+    assert_int_equal(0, kcrt_bundle_kernel_count(b));
+    kcrt_bundle_free(b);
+    ASSERT_CONTAINS(kcrt_error(rt_ctx), "kcrt_bundle_free: the bundle was already freed");
+    /* freed shells are reused: a create/free loop keeps memory flat */
+    kcrt_buffer *first = rt_buf(64);
+    kcrt_buffer_free(first);
+    for (int i = 0; i < 1000; i++) {
+        kcrt_buffer *t = rt_buf(64);
+        assert_ptr_equal(first, t);
+        kcrt_buffer_free(t);
+    }
+    kcrt_buffer_free(x), kcrt_buffer_free(y2);
+}
+
 static void test_launch_refuses_bad_grids(void **state)
 {
     (void)state;
@@ -713,6 +754,7 @@ int main(void)
         cmocka_unit_test_teardown(test_launch_refuses_short_buffers, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_bad_grids, rt_teardown),
         cmocka_unit_test_teardown(test_sizes_past_the_device, rt_teardown),
+        cmocka_unit_test_teardown(test_use_after_free_is_reported, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_aliasing_without_may_alias, rt_teardown),
         cmocka_unit_test_teardown(test_launch_refuses_buffer_of_other_context, rt_teardown),
         cmocka_unit_test_teardown(test_kernel_get_unknown_names_the_kernels, rt_teardown),

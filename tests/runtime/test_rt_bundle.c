@@ -9,7 +9,11 @@
 #include "rt_test.h"
 
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/* support/sha256.c, which libkcrt carries: a variant's checksum */
+void kc_sha256_hex(const void *data, size_t n, char hex[65]);
 
 static char tmpdir[] = "/tmp/kcrt_bundle_XXXXXX";
 
@@ -194,6 +198,15 @@ static void test_damaged_rows(void **state)
          "column 'time_ns' is not a "
          "number"},
         {"DROP TABLE tuned", "table tuned, row 0: cannot read it: no such table: tuned"},
+        {"UPDATE variants SET wg_x = 64 WHERE tunables = 'SX_WG=32,SX_TM=1' AND target = 'spirv'",
+         "variant 'SX_WG=32,SX_TM=1' of 'saxpy': its SPIR-V's LocalSize is 32x1x1, but its row says the "
+         "workgroup is 64x1x1"},
+        {"UPDATE variants SET args = '0:4;0:4;@0;@1' WHERE tunables = 'SX_WG=32,SX_TM=1'",
+         "args: 'n' (0:4) and 'a' (0:4) overlap"},
+        {"INSERT INTO tuned SELECT 'k', 'f', 'vulkan', id, 'n=1', 'SX_WG=32', -5 FROM kernels LIMIT 1",
+         "time_ns -5 is not a time a launch can take"},
+        {"INSERT INTO tuned SELECT 'k', 'f', 'vulkan', id, 'n=1', 'SX_WG=32', 0 FROM kernels LIMIT 1",
+         "time_ns 0 is not a time a launch can take"},
         {"DELETE FROM kernels", "holds no kernels"},
         {"INSERT INTO meta VALUES('x', x'00')", "column 'value' is not text"},
     };
@@ -212,12 +225,50 @@ static void test_damaged_rows(void **state)
 }
 
 /* Variants a device cannot run load, and are refused when used. */
+/* Gives saxpy's SPIR-V variant `tunables` the workgroup width x, in its
+ * module's LocalSize and its row, with a checksum to match: a variant
+ * built for a larger workgroup than the device has. */
+static void set_workgroup_x(const char *path, const char *tunables, uint32_t x)
+{
+    sqlite3 *db;
+    assert_int_equal(SQLITE_OK, sqlite3_open(path, &db));
+    const char *where = "tunables = ?1 AND target = 'spirv' AND kernel_id = (SELECT id FROM kernels WHERE name = "
+                        "'saxpy')";
+    char *sql = sqlite3_mprintf("SELECT binary FROM variants WHERE %s", where);
+    sqlite3_stmt *st;
+    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, sql, -1, &st, NULL));
+    sqlite3_free(sql);
+    sqlite3_bind_text(st, 1, tunables, -1, SQLITE_STATIC);
+    assert_int_equal(SQLITE_ROW, sqlite3_step(st));
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    uint32_t *w = malloc(n);
+    memcpy(w, sqlite3_column_blob(st, 0), n);
+    sqlite3_finalize(st);
+    bool patched = false;
+    for (size_t i = 5; i < n / 4; i += w[i] >> 16)
+        if ((w[i] & 0xffff) == 16 && w[i] >> 16 == 6 && w[i + 2] == 17) /* OpExecutionMode LocalSize */
+            w[i + 3] = x, patched = true;
+    assert_true(patched);
+    char sum[65];
+    kc_sha256_hex(w, n, sum);
+    sql = sqlite3_mprintf("UPDATE variants SET binary = ?2, checksum = ?3, wg_x = ?4 WHERE %s", where);
+    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, sql, -1, &st, NULL));
+    sqlite3_free(sql);
+    sqlite3_bind_text(st, 1, tunables, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, w, (int)n, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, sum, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, (int)x);
+    assert_int_equal(SQLITE_DONE, sqlite3_step(st));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(w);
+}
+
 static void test_variants_the_device_cannot_run(void **state)
 {
     (void)state;
     const char *path = edited(
         "limits.kcb",
-        "UPDATE variants SET wg_x = 4096 WHERE tunables = 'SX_WG=32,SX_TM=1';"
         "UPDATE variants SET shared_bytes = 1048576 WHERE tunables = 'SX_WG=32,SX_TM=2';"
         "UPDATE variants SET features = 'subgroups,tensor_cores' WHERE tunables = 'SX_WG=32,SX_TM=4';"
         "UPDATE variants SET spilled = 0 WHERE kernel_id = (SELECT id FROM kernels WHERE name = 'spill');"
@@ -225,6 +276,7 @@ static void test_variants_the_device_cannot_run(void **state)
         "'matmul');" /* a bundle built for more targets (KC_RT_TEST_TARGETS) */
         "UPDATE variants SET target = 'gfx1100' WHERE kernel_id = (SELECT id FROM kernels WHERE name = "
         "'matmul');");
+    set_workgroup_x(path, "SX_WG=32,SX_TM=1", 4096);
     kcrt_bundle *b;
     kcrt_kernel *k;
     ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
@@ -503,6 +555,55 @@ static void test_tuned_rows_that_cannot_apply(void **state)
     kcrt_bundle_free(c);
 }
 
+/* A row for this device that names another backend cannot be: the
+ * device key is the backend's. */
+static void test_tuned_row_of_another_backend(void **state)
+{
+    (void)state;
+    const kcrt_device_info *d = kcrt_device_info_get(rt_ctx);
+    char *sql = sqlite3_mprintf("INSERT INTO tuned SELECT %Q, %Q, %Q, id, 'n=1000', 'SX_WG=32,SX_TM=1', 10 "
+                                "FROM kernels WHERE name = 'saxpy'",
+                                d->key, d->family, strcmp(d->backend, "hip") ? "hip" : "vulkan");
+    const char *path = edited("other_backend.kcb", sql);
+    sqlite3_free(sql);
+    refused(path, KCRT_ERROR_BAD_BUNDLE, "says backend");
+    unlink(path);
+}
+
+static long max_rss_kib(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+/* A large tuned table loads in memory proportional to it: growing its
+ * array 16 rows at a time made 40,000 rows cost 2.9 GB. */
+static void test_large_tuned_table(void **state)
+{
+    (void)state;
+    enum { ROWS = 40000 };
+    const kcrt_device_info *d = kcrt_device_info_get(rt_ctx);
+    char *sql = sqlite3_mprintf(
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) "
+        "INSERT INTO tuned SELECT %Q, %Q, %Q, (SELECT id FROM kernels WHERE name = 'saxpy'), 'n=' || i, "
+        "CASE i %% 2 WHEN 0 THEN 'SX_WG=32,SX_TM=1' ELSE 'SX_WG=128,SX_TM=4' END, 100.0 + i FROM c",
+        ROWS, d->key, d->family, d->backend);
+    const char *path = edited("large_tuned.kcb", sql);
+    sqlite3_free(sql);
+    long before = max_rss_kib();
+    kcrt_bundle *b;
+    ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
+    long grew = max_rss_kib() - before;
+    fprintf(stderr, "    %d tuned rows: the peak resident size grew %ld KiB\n", ROWS, grew);
+    assert_true(grew < 200 * 1024);
+    const char *why;
+    assert_string_equal("SX_WG=32,SX_TM=1", choice(b, 30000, &why));
+    ASSERT_CONTAINS(why, "exactly this shape");
+    kcrt_bundle_free(b);
+    unlink(path);
+}
+
 int main(void)
 {
     int rc = rt_open_or_skip("test_rt_bundle");
@@ -523,6 +624,8 @@ int main(void)
         cmocka_unit_test_teardown(test_tuned_nearest_in_several_dimensions, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_device_family_fallback, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_rows_that_cannot_apply, rt_teardown),
+        cmocka_unit_test_teardown(test_tuned_row_of_another_backend, rt_teardown),
+        cmocka_unit_test_teardown(test_large_tuned_table, rt_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[600];
