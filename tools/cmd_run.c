@@ -156,6 +156,10 @@ static int parse_scalar(const kcrt_param_info *p, const char *text, kcrt_arg *ou
         float f = strtof(text, &end);
         if (!*text || *end || errno)
             return fail("%s is a %s: '%s' is not a number", p->name, p->type_name, text);
+        if (p->type == KCRT_TYPE_HALF && isfinite(f) && fabsf(f) > 65504.0f)
+            return fail("%s is a half: %s is past its largest value, 65504", p->name, text);
+        if (p->type == KCRT_TYPE_HALF && f != 0 && fabsf(f) < 5.9604645e-8f / 2)
+            return fail("%s is a half: %s is below its smallest value, 6e-8, and would be 0", p->name, text);
         *out = p->type == KCRT_TYPE_HALF ? KCRT_F16(kcrt_f32_to_f16(f)) : KCRT_F32(f);
         return KC_EXIT_OK;
     }
@@ -185,6 +189,10 @@ static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
         if (j == ki->nparams)
             return fail("kernel '%s' has no parameter '%.*s' (its parameters: %s)", ki->name,
                         (int)(eq - o->assign[i]), o->assign[i], list);
+        for (int k = 0; k < i; k++) /* n=1000 … n=2000: which did the user mean? */
+            if (strncmp(o->assign[k], o->assign[i], (size_t)(eq - o->assign[i]) + 1) == 0)
+                return fail("%.*s is given twice ('%s' and '%s')", (int)(eq - o->assign[i]), o->assign[i],
+                            o->assign[k], o->assign[i]);
         if (ki->params[j].kind == KCRT_PARAM_BUFFER && eq[1] != '@')
             return fail("%s is a buffer: give %s=@FILE, or nothing for random data", ki->params[j].name,
                         ki->params[j].name);

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 bool kc_build_variant_with(const kc_program *prog, const kc_func *k, const kc_ir_binding *b, const kc_target *t,
@@ -46,17 +47,44 @@ static void collect(void *user, const kc_ir_binding *b)
     kc_vec_push(j->arena, &j->bindings, copy);
 }
 
+/* On a terminal, one line redrawn; in a log (CI), a line per kernel of
+ * an --all-variants build and one every 30 s within a long kernel: a log
+ * once showed nothing for the 28 minutes of a whole package. */
 typedef struct progress {
     FILE *log;
-    bool tty, quiet;
+    bool tty, quiet, lines;
     long done, total;
+    double start, last_line;
 } progress;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void tick(progress *pr, const char *kernel)
 {
     pr->done++;
     if (pr->tty && !pr->quiet && (pr->done % 8 == 0 || pr->done == pr->total))
         fprintf(pr->log, "\r  compiling %ld/%ld (%s)\033[K", pr->done, pr->total, kernel);
+    if (pr->lines && now_s() - pr->last_line >= 30) {
+        pr->last_line = now_s();
+        fprintf(pr->log, "kc build: %ld/%ld variants compiled (%s), %.0f s\n", pr->done, pr->total, kernel,
+                pr->last_line - pr->start);
+        fflush(pr->log);
+    }
+}
+
+static void kernel_done(progress *pr, const char *kernel, long variants)
+{
+    if (!pr->lines)
+        return;
+    pr->last_line = now_s();
+    fprintf(pr->log, "kc build: %s: %ld variant%s compiled (%ld/%ld in all), %.0f s\n", kernel, variants,
+            variants == 1 ? "" : "s", pr->done, pr->total, pr->last_line - pr->start);
+    fflush(pr->log);
 }
 
 /* Compiles one kernel's variants for every target. */
@@ -98,6 +126,7 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
             tick(pr, bk->kernel->name);
         }
     }
+    kernel_done(pr, bk->kernel->name, (long)jobs.bindings.len * ntargets - left_out);
     if (left_out) {
         if (pr->tty && !pr->quiet)
             fputc('\n', pr->log);
@@ -154,7 +183,8 @@ int kc_build(const kc_build_options *o)
     kc_arena a;
     kc_arena_init(&a);
     kc_vec kernels = {0}, variants = {0};
-    progress pr = {log, isatty(fileno(log)) != 0, o->quiet, 0, 0};
+    bool tty = isatty(fileno(log)) != 0;
+    progress pr = {log, tty, o->quiet, !tty && !o->quiet && o->all_variants, 0, 0, now_s(), now_s()};
     for (int f = 0; f < p.files.len; f++) {
         kc_pkg_file *file = p.files.items[f];
         for (int i = 0; i < file->prog->funcs.len; i++) {

@@ -262,6 +262,27 @@ static void check_refuses_what_build_would(void **state)
     free(out);
 }
 
+/* In a log (not a terminal), --all-variants says how far it got kernel by
+ * kernel: a CI log once showed nothing for 28 minutes. */
+static void all_variants_progress_in_a_log(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof(out), "%s/all.kcb", dir);
+    const char *inputs[] = {KC_SRC("tests/ir/golden/saxpy.kc")};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    kc_build_options o = {.inputs = inputs, .ninputs = 1, .output = out, .log = log, .all_variants = true};
+    assert_int_equal(0, kc_build(&o));
+    fclose(log);
+    ASSERT_CONTAINS(text, "kc build: saxpy: ");
+    ASSERT_CONTAINS(text, " variants compiled (");
+    ASSERT_CONTAINS(text, "kc build: wrote ");
+    assert_null(strchr(text, '\r')); /* no terminal redraws in a log */
+    free(text);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -279,6 +300,7 @@ int main(void)
         cmocka_unit_test(bundles_follow_the_umask),
         cmocka_unit_test(export_stays_in_its_folder),
         cmocka_unit_test(check_refuses_what_build_would),
+        cmocka_unit_test(all_variants_progress_in_a_log),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
