@@ -2,8 +2,8 @@
 # Builds kc and runs every test: the normal build with the default suite,
 # the exhaustive tier and the benchmark check against the committed
 # baseline; a Release build (compiled, warnings as errors); the sanitizer
-# build (address + undefined) with the default suite; then a bounded fuzz
-# run of the front end. docs/testing.md says what each tier holds.
+# build (address + undefined) with the default suite; then bounded fuzz
+# runs of the front end, the bundle loader and kc.yaml. docs/testing.md says what each tier holds.
 # This is the README's test command and what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,10 +35,13 @@ step "tests under the sanitizers (the default suite)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs" -LE exhaustive)
 
-step "fuzz the front end (bounded)"
+step "fuzz (bounded): the front end, the bundle loader, kc.yaml"
 CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKC_FUZZ=ON -DKC_WERROR=ON \
   -DKC_BUILD_TESTS=OFF -DKC_WITH_LLVM=OFF >/dev/null
-ninja -C build-fuzz -j "$jobs" fuzz_frontend
-bash tests/fuzz/run.sh build-fuzz/tests/fuzz/fuzz_frontend "${KC_FUZZ_SECONDS:-120}"
+ninja -C build-fuzz -j "$jobs" fuzz_frontend fuzz_bundle fuzz_kcyaml
+fuzz_seconds=${KC_FUZZ_SECONDS:-120}
+bash tests/fuzz/run.sh build-fuzz/tests/fuzz/fuzz_frontend "$fuzz_seconds" frontend
+bash tests/fuzz/run.sh build-fuzz/tests/fuzz/fuzz_kcyaml "$fuzz_seconds" kcyaml
+bash tests/fuzz/run.sh build-fuzz/tests/fuzz/fuzz_bundle "$fuzz_seconds" bundle build/tools/kc
 
 step "all tests passed"

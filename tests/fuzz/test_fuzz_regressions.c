@@ -1,7 +1,9 @@
 /*
- * test_fuzz_regressions.c — replays every input the fuzzer ever found a
- * bug with (tests/fuzz/regressions/) and the seed corpus through the
- * fuzz target, in the ordinary test build (and so under the sanitizers).
+ * test_fuzz_regressions.c — replays every input a fuzzer ever found a bug
+ * with and its seed corpus through the fuzz target, in the ordinary test
+ * build (and so under the sanitizers). Built once per target:
+ * KC_FUZZ_TARGET "frontend" (tests/fuzz/regressions/, kernel seeds) or
+ * "kcyaml" (tests/fuzz/regressions_kcyaml/, every kc.yaml of the project).
  */
 #include "kc_test.h"
 
@@ -35,16 +37,37 @@ static int run_dir(const char *dir)
     return n;
 }
 
+#ifndef KC_FUZZ_TARGET
+#define KC_FUZZ_TARGET "frontend"
+#endif
+#define IS_KCYAML (strcmp(KC_FUZZ_TARGET, "kcyaml") == 0)
+
+static int run_file(const char *path)
+{
+    size_t len;
+    char *text = kc_read_file(path, &len);
+    if (!text)
+        return 0;
+    LLVMFuzzerTestOneInput((const uint8_t *)text, len);
+    free(text);
+    return 1;
+}
+
 static void regressions(void **state)
 {
     (void)state;
-    int n = run_dir(KC_SRC("tests/fuzz/regressions"));
+    int n = run_dir(IS_KCYAML ? KC_SRC("tests/fuzz/regressions_kcyaml") : KC_SRC("tests/fuzz/regressions"));
     assert_true(n > 0);
 }
 
 static void seeds(void **state)
 {
     (void)state;
+    if (IS_KCYAML) {
+        assert_int_equal(3, run_file(KC_SRC("kernels/kc.yaml")) + run_file(KC_SRC("tests/runtime/kernels/kc.yaml")) +
+                                run_file(KC_SRC("bench/kernels/kc.yaml")));
+        return;
+    }
     run_dir(KC_SRC("tests/fuzz/seeds"));
     run_dir(KC_SRC("kernels"));
 }
