@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-const char *const kc_ir_pass_names[] = {"lower", "specialize", "inline", "fold", "unroll", "dce", NULL};
+const char *const kc_ir_pass_names[] = {"lower", "specialize", "inline", "fold", "unroll", "dce", "bounds", NULL};
 
 #ifndef NDEBUG
 #define KC_IR_VALIDATE 1
@@ -40,6 +40,8 @@ kc_ir_module *kc_ir_compile_with(kc_arena *a, kc_diag *diag, const kc_program *p
     PASS("fold", kc_ir_fold(m));
     PASS("unroll", kc_ir_unroll(m));
     PASS("dce", kc_ir_fold(m) && kc_ir_dce(m));
+    if (o && o->bounds_checks)
+        PASS("bounds", kc_ir_check_bounds(m));
 #undef PASS
     return m;
 }

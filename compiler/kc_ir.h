@@ -233,6 +233,9 @@ typedef struct kc_ir_options {
      * rounded there (AMDGPU, NVPTX, CPUs); otherwise kc's math library
      * computes it (Vulkan's is not). */
     bool native_sqrt;
+    /* Checked mode (`kc build --checked`): every array access tested, the
+     * first one out of bounds recorded (bounds.c, support/kc_checked.h). */
+    bool bounds_checks;
 } kc_ir_options;
 
 /* Lowers one kernel of a checked program, with its helpers. NULL on error
@@ -247,6 +250,10 @@ bool kc_ir_inline(kc_ir_module *m);
 bool kc_ir_fold(kc_ir_module *m);
 bool kc_ir_unroll(kc_ir_module *m);
 bool kc_ir_dce(kc_ir_module *m);
+/* Checked mode, last and only when kc_ir_options.bounds_checks: adds the
+ * hidden parameters of support/kc_checked.h and a test before every array
+ * access. */
+bool kc_ir_check_bounds(kc_ir_module *m);
 /* Checks invariants; returns false and reports each broken one. A broken
  * invariant is a compiler bug, so the message says so. */
 bool kc_ir_validate(kc_ir_module *m, const char *after_pass);

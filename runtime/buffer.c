@@ -112,7 +112,8 @@ kcrt_status kcrt_buffer_read(kcrt_buffer *b, size_t offset, void *dst, size_t by
     kcrt_status s = check_range(b, offset, dst, bytes, "kcrt_buffer_read");
     if (s != KCRT_OK || bytes == 0)
         return s;
-    return b->ctx->be->buffer_read(b->ctx->dev, b->impl, offset, dst, bytes);
+    s = b->ctx->be->buffer_read(b->ctx->dev, b->impl, offset, dst, bytes);
+    return s == KCRT_OK ? rt_checked_report(b->ctx) : s;
 }
 
 kcrt_context *kcrt_buffer_context(const kcrt_buffer *b)

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 
 #include "kc_bundle_schema.h"
+#include "kc_bundle_digest.h"
+#include "kc_checked.h"
 #include "kc_iexpr.h"
 
 /* One reading of a bundle: where we are, for messages. */
@@ -711,10 +713,23 @@ static bool parse_features(rd *r, rt_variant *v, const char *text)
     return true;
 }
 
+/* Parameter i of variants.args: the kernel's own, then a checked
+ * kernel's hidden ones (support/kc_checked.h), uint scalars and the
+ * record buffer last. */
+static kcrt_param_info slot_param(const rt_kernel *k, int i)
+{
+    if (i < k->info.nparams)
+        return k->params[i];
+    bool record = i == k->info.nparams + k->nhidden - 1;
+    return (kcrt_param_info){.name = record ? KC_CHECK_RECORD : "checked mode's hidden scalar",
+                             .kind = record ? KCRT_PARAM_BUFFER : KCRT_PARAM_SCALAR,
+                             .type = KCRT_TYPE_UINT};
+}
+
 /* variants.args: per parameter "offset:size" or "@binding". */
 static bool parse_slots(rd *r, const rt_kernel *k, rt_variant *v, const char *args)
 {
-    int np = k->info.nparams;
+    int np = k->info.nparams + k->nhidden;
     v->slots = rt_alloc(r->a, sizeof(rt_slot) * (size_t)(np ? np : 1));
     if (!v->slots)
         return bad(r, "out of memory");
@@ -726,7 +741,8 @@ static bool parse_slots(rd *r, const rt_kernel *k, rt_variant *v, const char *ar
     uint64_t seen = 0;
     for (int i = 0; i < np; i++) {
         rt_slot *s = &v->slots[i];
-        const kcrt_param_info *p = &k->params[i];
+        kcrt_param_info info = slot_param(k, i);
+        const kcrt_param_info *p = &info;
         unsigned long a = 0, b = 0;
         int used = 0;
         if (parts[i][0] == '@' && sscanf(parts[i], "@%lu%n", &a, &used) == 1 && !parts[i][used]) {
@@ -760,8 +776,8 @@ static bool parse_slots(rd *r, const rt_kernel *k, rt_variant *v, const char *ar
             const rt_slot *a = &v->slots[i], *b = &v->slots[j];
             if (!a->is_binding && !b->is_binding && a->offset < b->offset + b->size &&
                 b->offset < a->offset + a->size)
-                return bad(r, "args: '%s' (%u:%u) and '%s' (%u:%u) overlap", k->params[i].name, a->offset, a->size,
-                           k->params[j].name, b->offset, b->size);
+                return bad(r, "args: '%s' (%u:%u) and '%s' (%u:%u) overlap", slot_param(k, i).name, a->offset,
+                           a->size, slot_param(k, j).name, b->offset, b->size);
         }
     return true;
 }
@@ -1103,6 +1119,62 @@ static bool check_kernel_exprs(rd *r, rt_kernel *k, int row)
     return read_init(r, k);
 }
 
+/* A checked bundle's kernel (support/kc_checked.h): its hidden
+ * parameters and the files its records count. */
+static bool read_checked(rd *r, rt_kernel *k)
+{
+    const char *mode = kcrt_bundle_meta(r->b, "checked");
+    if (!mode)
+        return true;
+    r->table = "meta";
+    if (strcmp(mode, "bounds") != 0)
+        return bad(r, "the bundle is checked for '%s', which this libkcrt does not know (update kc)", mode);
+    int nbuffers = 0;
+    for (int i = 0; i < k->info.nparams; i++)
+        nbuffers += k->params[i].kind == KCRT_PARAM_BUFFER;
+    k->nhidden = KC_CHECK_HIDDEN(nbuffers);
+    char key[256];
+    rt_printf(key, sizeof(key), "checked.files.%s", k->info.name);
+    const char *files = kcrt_bundle_meta(r->b, key);
+    if (!files)
+        return bad(r, "a checked bundle without '%s'", key);
+    char *list = rt_strdup(r->a, files);
+    if (!list)
+        return bad(r, "out of memory");
+    int n = 1;
+    for (const char *c = list; *c; c++)
+        n += *c == '\n';
+    k->check_files = rt_alloc(r->a, sizeof(char *) * (size_t)n);
+    if (!k->check_files)
+        return bad(r, "out of memory");
+    for (char *line = list, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        k->check_files[k->ncheck_files++] = line;
+    }
+    return true;
+}
+
+/* The kernel's launch description against the digest kc build stored
+ * (support/kc_bundle_digest.h); bundles from before it have none. */
+static bool check_digest(rd *r, const rt_kernel *k, int64_t id)
+{
+    char key[256], hex[65];
+    rt_printf(key, sizeof(key), "digest.%s", k->info.name);
+    const char *want = kcrt_bundle_meta(r->b, key);
+    if (!want)
+        return true;
+    r->table = "kernels";
+    if (!kc_bundle_kernel_digest(r->db, id, hex))
+        return bad(r, "cannot read kernel '%s' and its parameters: %s", k->info.name, sqlite3_errmsg(r->db));
+    if (strcmp(hex, want) != 0)
+        return bad(r, "kernel '%s': its workgroup, grid or parameters differ from what kc build wrote (digest "
+                      "mismatch): the bundle is damaged or was edited; rebuild it with kc build",
+                   k->info.name);
+    return true;
+}
+
 static bool read_kernels(rd *r, int64_t **ids_out)
 {
     r->table = "kernels";
@@ -1138,9 +1210,9 @@ static bool read_kernels(rd *r, int64_t **ids_out)
     for (int i = 0; i < n; i++) {
         rt_kernel *k = &r->b->kernels[i];
         int saved = r->row;
-        if (!read_params(r, k, ids[i]) || !read_tunables(r, k, ids[i]) || !read_constraints(r, k, ids[i]) ||
+        if (!read_params(r, k, ids[i]) || !read_checked(r, k) || !read_tunables(r, k, ids[i]) || !read_constraints(r, k, ids[i]) ||
             !read_shapes(r, k, ids[i]) || !check_param_exprs(r, k) || !check_kernel_exprs(r, k, i + 1) ||
-            !read_variants(r, k, ids[i]) || !finish_kernel(r, k))
+            !read_variants(r, k, ids[i]) || !finish_kernel(r, k) || !check_digest(r, k, ids[i]))
             return false;
         r->row = saved;
     }

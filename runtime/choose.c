@@ -36,7 +36,7 @@ void rt_variant_desc(const rt_kernel *rk, const rt_variant *v, rt_module_desc *m
     m->size = v->size;
     memcpy(m->wg, v->info->wg, sizeof(m->wg));
     m->shared_bytes = v->info->shared_bytes;
-    m->nparams = rk->info.nparams;
+    m->nparams = rk->info.nparams + rk->nhidden;
     m->slots = v->slots;
     m->nbindings = v->nbuffers + (v->info->spilled ? 1 : 0);
     m->args_size = v->info->args_size;

@@ -37,6 +37,7 @@ const char *kcrt_status_name(kcrt_status s)
     case KCRT_ERROR_UNSUPPORTED: return "KCRT_ERROR_UNSUPPORTED";
     case KCRT_ERROR_OUT_OF_MEMORY: return "KCRT_ERROR_OUT_OF_MEMORY";
     case KCRT_ERROR_DEVICE_ERROR: return "KCRT_ERROR_DEVICE_ERROR";
+    case KCRT_ERROR_OUT_OF_BOUNDS: return "KCRT_ERROR_OUT_OF_BOUNDS";
     }
     return "KCRT_ERROR_(unknown)";
 }
@@ -346,6 +347,7 @@ void kcrt_close(kcrt_context *ctx)
         next = k->next, free(k);
     for (kcrt_bundle *b = ctx->dead_bundles, *next; b; b = next)
         next = b->next, free(b);
+    rt_checked_free(ctx);
     if (ctx->dev)
         ctx->be->close(ctx->dev);
     free(ctx);
@@ -377,7 +379,8 @@ kcrt_status kcrt_finish(kcrt_context *ctx)
         return KCRT_ERROR_BAD_ARGUMENT;
     if (ctx->failed)
         return ctx->failed;
-    return ctx->be->finish(ctx->dev);
+    kcrt_status s = ctx->be->finish(ctx->dev);
+    return s == KCRT_OK ? rt_checked_report(ctx) : s;
 }
 
 void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out)

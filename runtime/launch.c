@@ -15,9 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kc_checked.h"
 #include "kc_iexpr.h"
 
 enum { MAX_PARAMS = 256 }; /* the bundle loader refuses more */
+/* with a checked kernel's hidden parameters (support/kc_checked.h) */
+enum { MAX_SLOTS = MAX_PARAMS + KC_CHECK_HIDDEN(MAX_PARAMS) };
 
 /* A launch on its way to the backend. */
 typedef struct prep {
@@ -26,8 +29,9 @@ typedef struct prep {
     rt_variant *v;
     const char *why;
     int64_t shape[MAX_PARAMS];
-    void *buffers[MAX_PARAMS];
-    bool writes[MAX_PARAMS];
+    int64_t extent[MAX_PARAMS]; /* buffers: the declared extent at this launch, -1 if unknown */
+    void *buffers[MAX_SLOTS];
+    bool writes[MAX_SLOTS];
     unsigned char small[1024];
     unsigned char *packed;
     rt_launch_desc desc;
@@ -224,6 +228,7 @@ static kcrt_status check_extent(prep *p, int i)
     const kcrt_buffer *buf = p->args[i].v.buf;
     p->buffers[i] = buf->impl;
     p->writes[i] = !q->readonly;
+    p->extent[i] = -1;
     if (!q->extent) /* the kernel did not say: all of the buffer may be used */
         return check_reach(p, i, buf->size);
     int64_t n;
@@ -233,6 +238,7 @@ static kcrt_status check_extent(prep *p, int i)
         return bad_extent(p, i, err, 0);
     if (n < 0 || __builtin_mul_overflow((uint64_t)n, (uint64_t)q->elem_bytes, &bytes) || bytes > buf->size)
         return bad_extent(p, i, NULL, n);
+    p->extent[i] = n;
     return check_reach(p, i, bytes);
 }
 
@@ -321,6 +327,34 @@ static void pack(prep *p)
     }
 }
 
+/* A checked kernel's hidden arguments: each buffer's length in elements
+ * (its declared extent, else as far as the buffer and one binding reach),
+ * the kernel's number, the record. */
+static kcrt_status pack_checked(prep *p)
+{
+    kcrt_context *ctx = p->k->b->ctx;
+    rt_kernel *rk = p->k->rk;
+    uint32_t id;
+    void *record;
+    kcrt_status s = rt_checked_launch(ctx, rk, &id, &record);
+    if (s != KCRT_OK)
+        return s;
+    int h = rk->info.nparams;
+    for (int i = 0; i < rk->info.nparams; i++) {
+        const kcrt_param_info *q = &rk->params[i];
+        if (q->kind != KCRT_PARAM_BUFFER)
+            continue;
+        uint64_t bytes = p->args[i].v.buf->size, max = ctx->info.max_buffer_bytes;
+        uint64_t n = p->extent[i] >= 0 ? (uint64_t)p->extent[i] : (max && bytes > max ? max : bytes) / q->elem_bytes;
+        uint32_t len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+        memcpy(p->packed + p->v->slots[h++].offset, &len, 4);
+    }
+    memcpy(p->packed + p->v->slots[h++].offset, &id, 4);
+    p->buffers[h] = record;
+    p->writes[h] = true;
+    return KCRT_OK;
+}
+
 static kcrt_status check_common(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, prep *p)
 {
     if (!k)
@@ -366,7 +400,9 @@ static kcrt_status prepare(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, p
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     memset(p->packed, 0, size);
     pack(p);
-    p->desc.nparams = rk->info.nparams;
+    if (rk->nhidden && (s = pack_checked(p)) != KCRT_OK)
+        return s;
+    p->desc.nparams = rk->info.nparams + rk->nhidden;
     p->desc.buffers = p->buffers;
     p->desc.writes = p->writes;
     p->desc.args = p->packed;

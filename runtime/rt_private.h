@@ -161,6 +161,11 @@ struct kcrt_context {
      * Vulkan's devices, and in the whole list); -1 when there is none or the
      * first bundle has decided. See rt_fall_back. */
     int fallback, fallback_index;
+    /* checked mode (checked.c): the record every checked launch shares,
+     * and the kernels its KC_CHECK_KERNEL word names */
+    void *check_record;
+    struct rt_checked_kernel *checked;
+    int nchecked, capchecked;
 };
 
 struct kcrt_buffer {
@@ -207,6 +212,13 @@ typedef struct rt_kernel {
     rt_tuned *tuned;
     int ntuned;
     kcrt_kernel *handles; /* every handle given out */
+    /* checked mode: hidden parameters after the kernel's own (0 if not
+     * checked), its source files for reports, and its number in
+     * ctx->checked plus one (0 until its first launch) */
+    int nhidden;
+    const char **check_files;
+    int ncheck_files;
+    int check_id;
 } rt_kernel;
 
 struct kcrt_bundle {
@@ -234,6 +246,14 @@ struct kcrt_kernel {
     char memo_why[256];
     kcrt_kernel *next;
 };
+
+/* checked.c — `kc build --checked` kernels (support/kc_checked.h): the
+ * record buffer and this kernel's number for its hidden arguments; the
+ * report after work completes (KCRT_ERROR_OUT_OF_BOUNDS, and a line on
+ * stderr); freeing at kcrt_close. */
+kcrt_status rt_checked_launch(kcrt_context *ctx, rt_kernel *rk, uint32_t *kernel_id, void **record);
+kcrt_status rt_checked_report(kcrt_context *ctx);
+void rt_checked_free(kcrt_context *ctx);
 
 /* KCRT_OK, or an error saying fn was given a freed buffer (RT_FREED). */
 kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn);

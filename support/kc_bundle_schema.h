@@ -18,6 +18,13 @@
  * kernarg offset for code objects and PTX, where buffers are 8-byte
  * pointers), "@binding" for a SPIR-V storage buffer.
  *
+ * meta holds, besides format, kc_version, package and created:
+ * `digest.KERNEL`, a digest of each kernel's launch description that
+ * libkcrt checks (kc_bundle_digest.h; absent in older bundles, which load
+ * as before), and for a `kc build --checked` bundle `checked` and
+ * `checked.files.KERNEL` (kc_checked.h), whose variants.args then list
+ * the hidden parameters after the kernel's own.
+ *
  * Versions: `application_id` marks a kc bundle; `user_version` is the
  * format version. A reader refuses a newer major format with a clear
  * message; every change to the tables below bumps KC_BUNDLE_FORMAT.

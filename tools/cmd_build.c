@@ -1,5 +1,5 @@
 /*
- * cmd_build.c — `kc build DIR|FILE… [-t TARGET]… [-o out.kcb] [--all-variants] [--amdgpu-cov 4|5] [-I DIR]…`.
+ * cmd_build.c — `kc build DIR|FILE… [-t TARGET]… [-o out.kcb] [--all-variants] [--amdgpu-cov 4|5] [-I DIR]… [--checked]`.
  */
 #include "kc_build.h"
 #include "kc_tools.h"
@@ -7,12 +7,13 @@
 int kc_cmd_build(int argc, char **argv)
 {
     static const kc_opt opts[] = {{"-t", true}, {"--target", true}, {"-o", true}, {"--all-variants", false},
-                                  {"--quiet", false}, {"--amdgpu-cov", true}, {"-I", true}};
+                                  {"--quiet", false}, {"--amdgpu-cov", true}, {"-I", true},
+                                  {"--checked", false}};
     kc_args a = {"build", argc, argv, 1, NULL, NULL};
     const char *inputs[256], *targets[64], *include_dirs[64];
     kc_build_options o = {.inputs = inputs, .targets = targets, .include_dirs = include_dirs, .log = stderr};
     int r;
-    while ((r = kc_next_arg(&a, opts, 7)) != -2) {
+    while ((r = kc_next_arg(&a, opts, (int)KC_COUNT(opts))) != -2) {
         switch (r) {
         case -3: return KC_EXIT_USAGE;
         case -1:
@@ -38,6 +39,7 @@ int kc_cmd_build(int argc, char **argv)
                 return kc_usage_error("build", "too many -I folders");
             include_dirs[o.ninclude_dirs++] = a.value;
             break;
+        case 7: o.target.checked = true; break;
         }
     }
     if (!o.ninputs)

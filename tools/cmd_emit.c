@@ -1,6 +1,6 @@
 /*
  * cmd_emit.c — `kc emit FILE [--emit kir|spvasm|spv|llvm|asm|hsaco] [-t TARGET]
- * [--kernel K] [--variant V] [--after PASS] [--amdgpu-cov 4|5] [-o OUT]`.
+ * [--kernel K] [--variant V] [--after PASS] [--amdgpu-cov 4|5] [--checked] [-o OUT]`.
  */
 #include "kc_build.h"
 #include "kc_dsl.h"
@@ -18,6 +18,7 @@
 typedef struct emit_opts {
     const char *file, *what, *kernel, *variant, *after, *out, *target;
     int amdgpu_cov;
+    bool checked; /* --checked: with kc build --checked's bounds checks */
     kc_includes includes;
 } emit_opts;
 
@@ -60,7 +61,8 @@ static int parse(int argc, char **argv, emit_opts *o)
 {
     static const kc_opt opts[] = {{"--emit", true},   {"--kernel", true},    {"--variant", true},
                                   {"--after", true},  {"-o", true},          {"-t", true},
-                                  {"--target", true}, {"--amdgpu-cov", true}, {"-I", true}};
+                                  {"--target", true}, {"--amdgpu-cov", true}, {"-I", true},
+                                  {"--checked", false}};
     kc_args a = {"emit", argc, argv, 1, NULL, NULL};
     int r;
     o->what = "kir";
@@ -87,6 +89,7 @@ static int parse(int argc, char **argv, emit_opts *o)
             if (kc_includes_add(&o->includes, "emit", a.value) != KC_EXIT_OK)
                 return KC_EXIT_USAGE;
             break;
+        case 9: o->checked = true; break;
         }
     }
     if (!o->file)
@@ -105,7 +108,7 @@ static int parse(int argc, char **argv, emit_opts *o)
         for (int i = 0; kc_ir_pass_names[i]; i++)
             pass |= is(kc_ir_pass_names[i], o->after);
         if (!pass)
-            return kc_usage_error("emit", "no pass '%s' (passes: lower specialize inline fold unroll dce)",
+            return kc_usage_error("emit", "no pass '%s' (passes: lower specialize inline fold unroll dce, and bounds with --checked)",
                                   o->after);
     }
     return check_target(o);
@@ -170,7 +173,9 @@ static int emit_kernel(kc_ctx *c, const kc_program *p, const kc_func *k, const e
         b = kc_ir_default_binding(&c->arena, p, k);
     }
     const kc_target *t = o->target ? kc_target_find(o->target) : NULL; /* what it does natively */
-    kc_ir_module *m = kc_ir_compile_with(&c->arena, &c->diag, p, k, &b, o->after, t ? &t->ir : NULL);
+    kc_ir_options ir = t ? t->ir : (kc_ir_options){0};
+    ir.bounds_checks = o->checked;
+    kc_ir_module *m = kc_ir_compile_with(&c->arena, &c->diag, p, k, &b, o->after, t || o->checked ? &ir : NULL);
     if (!m)
         return KC_EXIT_ERROR;
     if (is(o->what, "kir")) {

@@ -65,7 +65,7 @@ const kc_command kc_commands[] = {
      "docs/benchmarks.md tells how to wire it into CI.\n"},
     {"build", kc_cmd_build, "compile kernels into a bundle",
      "usage: kc build DIR|FILE... [-t TARGET]... [-o OUT.kcb] [--all-variants] [--amdgpu-cov 4|5] [--quiet]\n"
-     "                [-I DIR]...\n"
+     "                [-I DIR]... [--checked]\n"
      "\n"
      "Compiles every kernel of the given files, or of the .kc files in each\n"
      "directory (with the directory's kc.yaml), into one bundle file.\n"
@@ -81,6 +81,10 @@ const kc_command kc_commands[] = {
      "  -I DIR           another folder whose files #include may read; a kernel\n"
      "                   reads only files under its own folder otherwise\n"
      "                   (docs/security.md)\n"
+     "  --checked        bounds checks in the code: every array access is tested,\n"
+     "                   and libkcrt reports the first one out of bounds (kernel,\n"
+     "                   file:line:col, array, index) when the work completes;\n"
+     "                   for finding bugs, not for shipping (docs/runtime.md)\n"
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
     {"cache", kc_cmd_cache, "list, export, import, clear, check or repair tuning results",
      "usage: kc cache list [--json] [FILTERS]\n"
@@ -115,7 +119,7 @@ const kc_command kc_commands[] = {
      "Exit status: 0 when every file is good, 1 otherwise.\n"},
     {"emit", kc_cmd_emit, "print a kernel's IR, SPIR-V, LLVM IR or assembly",
      "usage: kc emit FILE [--emit WHAT] [-t TARGET] [--kernel K] [--variant WG=64,TM=4]\n"
-     "               [--after PASS] [--amdgpu-cov 4|5] [-o OUT] [-I DIR]...\n"
+     "               [--after PASS] [--amdgpu-cov 4|5] [--checked] [-o OUT] [-I DIR]...\n"
      "\n"
      "Compiles each kernel of FILE (or only K) for one variant (the default\n"
      "unless --variant names one) and prints the result.\n"
@@ -127,7 +131,9 @@ const kc_command kc_commands[] = {
      "  --emit hsaco    the AMDGPU code object (binary; one kernel; use with -o)\n"
      "  -t TARGET       gfx1100, gfx90a, sm_90, … (see kc help build)\n"
      "  --after PASS    stop after a pass: lower, specialize, inline, fold, unroll, dce\n"
+     "                  (and bounds, with --checked)\n"
      "  --amdgpu-cov N  AMDGPU code object version, 4 or 5 (default 5)\n"
+     "  --checked       with kc build --checked's bounds checks\n"
      "  -o OUT          write to OUT instead of standard output\n"
      "  -I DIR          another folder whose files #include may read\n"},
     {"info", kc_cmd_info, "describe a bundle",

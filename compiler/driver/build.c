@@ -18,7 +18,9 @@ bool kc_build_variant_with(const kc_program *prog, const kc_func *k, const kc_ir
 {
     kc_arena a; /* all of one variant's compilation, freed at once */
     kc_arena_init(&a);
-    kc_ir_module *m = kc_ir_compile_with(&a, diag, prog, k, b, NULL, &t->ir);
+    kc_ir_options ir = t->ir;
+    ir.bounds_checks = o && o->checked;
+    kc_ir_module *m = kc_ir_compile_with(&a, diag, prog, k, b, NULL, &ir);
     bool ok = m && t->compile(t, o, m, out, diag);
     kc_arena_free(&a);
     return ok;
@@ -209,7 +211,7 @@ int kc_build(const kc_build_options *o)
         fputc('\n', log);
     const char *out = output_path(&a, o, &p);
     kc_buf err = {0};
-    if (ok && !kc_bundle_write(out, &p, &kernels, &variants, &err)) {
+    if (ok && !kc_bundle_write(out, &p, &kernels, &variants, o->target.checked, &err)) {
         fprintf(log, "kc build: %s\n", err.data);
         ok = false;
     }

@@ -30,7 +30,9 @@ typedef struct kc_bundle_variant {
 } kc_bundle_variant;
 
 /* Writes a whole new bundle atomically; false with a message in err. */
-bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, kc_buf *err);
+/* checked: a `kc build --checked` bundle (support/kc_checked.h's meta). */
+bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, bool checked,
+                     kc_buf *err);
 /* Adds (or replaces) one variant in an open bundle. */
 bool kc_bundle_write_variant(sqlite3 *db, int64_t kernel_id, const char *tunables, const char *target,
                              const kc_variant_blob *b, kc_buf *err);

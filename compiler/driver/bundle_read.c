@@ -258,9 +258,9 @@ static json_t *describe_json(kc_bundle *b)
         json_array_append_new(kernels, k);
     }
     sqlite3_finalize(st);
-    return json_pack("{s:s?, s:s?, s:s?, s:s?, s:o}", "package", kc_bundle_meta(b, "package"), "format",
+    return json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:o}", "package", kc_bundle_meta(b, "package"), "format",
                      kc_bundle_meta(b, "format"), "kc_version", kc_bundle_meta(b, "kc_version"), "created",
-                     kc_bundle_meta(b, "created"), "kernels", kernels);
+                     kc_bundle_meta(b, "created"), "checked", kc_bundle_meta(b, "checked"), "kernels", kernels);
 }
 
 /* ---- the text form ----------------------------------------------------------------- */
@@ -363,6 +363,9 @@ bool kc_bundle_describe(kc_bundle *b, kc_buf *out, bool as_json, char *err, size
     } else {
         kc_buf_printf(out, "bundle  package %s, format %s, built by kc %s on %s\n", str(d, "package"), str(d, "format"),
                       str(d, "kc_version"), str(d, "created"));
+        if (*str(d, "checked"))
+            kc_buf_printf(out, "        checked build (%s): for finding bugs, not for speed or for kc tune\n",
+                          str(d, "checked"));
         size_t i;
         json_t *k;
         json_array_foreach(json_object_get(d, "kernels"), i, k) text_kernel(out, k);

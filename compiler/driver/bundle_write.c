@@ -6,6 +6,7 @@
  * build leaves the old bundle (or none), never half of a new one.
  */
 #include "bundle_private.h"
+#include "kc_bundle_digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,7 +195,14 @@ static bool write_kernel(sqlite3 *db, kc_arena *a, const kc_bundle_kernel *bk, k
              postfix3(a, k->grid_size), (int64_t)k->may_alias, bk->default_variant, c->tolerance, c->init,
              postfix(a, c->bytes), postfix(a, c->flops)))
         return false;
+    char digest[65];
     if (!write_params(db, a, bk->id, k, err) || !write_space(db, a, bk->id, bk->file->prog, k, err))
+        return false;
+    if (!kc_bundle_kernel_digest(db, bk->id, digest)) {
+        kc_buf_printf(err, "%s", sqlite3_errmsg(db));
+        return false;
+    }
+    if (!run(db, err, "INSERT INTO meta VALUES('digest.' || ?1, ?2)", "tt", k->name, digest))
         return false;
     for (int i = 0; i < c->shapes.len; i++)
         if (!run(db, err, "INSERT INTO shapes(kernel_id, idx, shape) VALUES(?1, ?2, ?3)", "iit", bk->id, (int64_t)i,
@@ -217,7 +225,28 @@ bool kc_bundle_write_variant(sqlite3 *db, int64_t kernel_id, const char *tunable
                b->features, sum);
 }
 
-static bool write_all(sqlite3 *db, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, kc_buf *err)
+/* A checked build (support/kc_checked.h): the mark, and each kernel's
+ * source files in the order its bounds records count them. */
+static bool write_checked(sqlite3 *db, const kc_vec *kernels, kc_buf *err)
+{
+    if (!run(db, err, "INSERT INTO meta VALUES('checked', 'bounds')", ""))
+        return false;
+    for (int i = 0; i < kernels->len; i++) {
+        const kc_bundle_kernel *bk = kernels->items[i];
+        kc_buf files = {0};
+        for (int f = 0; f < bk->file->ctx.src.nfiles; f++)
+            kc_buf_printf(&files, "%s%s", f ? "\n" : "", bk->file->ctx.src.files[f]->path);
+        bool ok = run(db, err, "INSERT INTO meta VALUES('checked.files.' || ?1, ?2)", "tt", bk->kernel->name,
+                      files.data ? files.data : "");
+        kc_buf_free(&files);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool write_all(sqlite3 *db, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, bool checked,
+                      kc_buf *err)
 {
     kc_arena a;
     kc_arena_init(&a);
@@ -231,6 +260,7 @@ static bool write_all(sqlite3 *db, const kc_package *p, const kc_vec *kernels, c
               run(db, err, "INSERT INTO meta VALUES('kc_version', ?1)", "t", KC_VERSION) &&
               run(db, err, "INSERT INTO meta VALUES('package', ?1)", "t", p->name) &&
               run(db, err, "INSERT INTO meta VALUES('created', ?1)", "t", created) && write_sources(db, p, err);
+    ok = ok && (!checked || write_checked(db, kernels, err));
     for (int i = 0; ok && i < kernels->len; i++)
         ok = write_kernel(db, &a, kernels->items[i], err);
     for (int i = 0; ok && i < variants->len; i++) {
@@ -242,7 +272,8 @@ static bool write_all(sqlite3 *db, const kc_package *p, const kc_vec *kernels, c
     return ok;
 }
 
-bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, kc_buf *err)
+bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernels, const kc_vec *variants, bool checked,
+                     kc_buf *err)
 {
     char *tmp = malloc(strlen(path) + 16);
     if (!tmp)
@@ -262,7 +293,7 @@ bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernel
     bool ok = moded && sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
     if (!ok)
         kc_buf_printf(err, "cannot open '%s': %s", tmp, db ? sqlite3_errmsg(db) : "out of memory");
-    ok = ok && exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = FULL;", err) && write_all(db, p, kernels, variants, err);
+    ok = ok && exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = FULL;", err) && write_all(db, p, kernels, variants, checked, err);
     if (db && sqlite3_close(db) != SQLITE_OK && ok) {
         kc_buf_printf(err, "cannot close '%s'", tmp);
         ok = false;

@@ -83,6 +83,7 @@ void kc_variant_blob_free(kc_variant_blob *b);
 /* Choices that reach the backends (kc build, kc emit, later kc tune). */
 typedef struct kc_target_options {
     int amdgpu_cov;         /* AMDGPU code object version, 4 or 5; 0 = the default, 5 */
+    bool checked;           /* bounds checks in the code (kc build --checked) */
 } kc_target_options;
 
 typedef struct kc_target kc_target;

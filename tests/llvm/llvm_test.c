@@ -193,13 +193,16 @@ static void pick(void *user, const kc_ir_binding *b)
 
 /* What the LLVM targets do natively: their sqrt is correctly rounded. */
 static const kc_ir_options lt_ir_options = {.native_sqrt = true};
+bool lt_checked;
 
 static void one(kc_ctx *c, const char *path, const kc_program *p, const kc_func *k, const kc_ir_binding *b,
                 lt_fn fn, void *user, lt_sweep *out)
 {
     kc_arena a; /* one variant's kir, freed at once */
     kc_arena_init(&a);
-    kc_ir_module *m = kc_ir_compile_with(&a, &c->diag, p, k, b, NULL, &lt_ir_options);
+    kc_ir_options o = lt_ir_options;
+    o.bounds_checks = lt_checked;
+    kc_ir_module *m = kc_ir_compile_with(&a, &c->diag, p, k, b, NULL, &o);
     if (!m) {
         fprintf(stderr, "%s: %s does not lower:\n%s\n", path, k->name,
                 c->diag.text.data ? c->diag.text.data : "");

@@ -51,6 +51,8 @@ typedef struct lt_sweep {
 void lt_sweep_dirs(const char *const *dirs, int extra, lt_fn fn, void *user, lt_sweep *out);
 /* The source tree's kernel directories, NULL-terminated. */
 extern const char *const lt_kernel_dirs[];
+/* Sweeps compile with kc build --checked's bounds checks when set. */
+extern bool lt_checked;
 
 /* Compiles a variant; false after printing the diagnostics. */
 bool lt_emit(const lt_case *c, const char *target, int cov, kc_llvm_output what, kc_llvm_module *out);

@@ -251,6 +251,15 @@ static void every_kernel_wave64(void **state)
     sweep("gfx90a", 1);
 }
 
+/* kc build --checked: default variants with bounds checks */
+static void every_kernel_checked(void **state)
+{
+    (void)state;
+    lt_checked = true;
+    sweep("gfx1100", 0);
+    lt_checked = false;
+}
+
 /* ---- every listed target, a few kernels ------------------------------------------------------ */
 
 static const char *const amd_targets[] = {"gfx1100", "gfx1101", "gfx1102", "gfx1030", "gfx1031",
@@ -326,6 +335,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kernel_wave32),
         cmocka_unit_test(every_kernel_wave64),
+        cmocka_unit_test(every_kernel_checked),
         cmocka_unit_test(every_target),
         cmocka_unit_test(code_object_versions),
     };

@@ -132,6 +132,15 @@ static void every_kernel_sm_75(void **state)
     sweep("sm_75", 0);
 }
 
+/* kc build --checked: default variants with bounds checks */
+static void every_kernel_checked(void **state)
+{
+    (void)state;
+    lt_checked = true;
+    sweep("sm_90", 0);
+    lt_checked = false;
+}
+
 static void few(void *user, const lt_case *c)
 {
     static const char *const names[] = {"reduce", "types",   "control_flow", "sg2d",
@@ -164,6 +173,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kernel_sm_90),
         cmocka_unit_test(every_kernel_sm_75),
+        cmocka_unit_test(every_kernel_checked),
         cmocka_unit_test(every_target),
     };
     return kc_test_run("test_llvm_nvptx", tests, sizeof tests / sizeof tests[0], argc, argv, NULL, NULL);

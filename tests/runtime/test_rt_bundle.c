@@ -209,6 +209,15 @@ static void test_damaged_rows(void **state)
          "time_ns 0 is not a time a launch can take"},
         {"DELETE FROM kernels", "holds no kernels"},
         {"INSERT INTO meta VALUES('x', x'00')", "column 'value' is not text"},
+        /* what parses but is not what kc build wrote: the digest catches it */
+        {"UPDATE kernels SET grid = replace(grid, 'n SX_WG', 'n 2 / SX_WG') WHERE name = 'saxpy'",
+         "kernel 'saxpy': its workgroup, grid or parameters differ from what kc build wrote"},
+        {"UPDATE params SET extent = 'n 2 /' WHERE name = 'x' AND kernel_id = (SELECT id FROM kernels WHERE name = "
+         "'saxpy')",
+         "kernel 'saxpy': its workgroup, grid or parameters differ"},
+        {"UPDATE params SET readonly = 1 - readonly WHERE name = 'y' AND kernel_id = (SELECT id FROM kernels WHERE "
+         "name = 'saxpy')",
+         "kernel 'saxpy': its workgroup, grid or parameters differ"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
         char name[32];

@@ -15,7 +15,8 @@
 #include "kc_ir.h"
 #include "kc_spirv.h"
 
-#define MAX_VARIANTS_PER_KERNEL 48
+static long max_variants_per_kernel = 48;
+static bool checked_build; /* kc build --checked: bounds checks in every module */
 
 typedef struct sweep {
     kc_ctx *c;
@@ -27,7 +28,8 @@ typedef struct sweep {
 static bool emit(kc_ctx *c, const kc_program *p, const kc_func *k, const kc_ir_binding *b, int minor,
                  kc_spv_module *out)
 {
-    kc_ir_module *m = kc_ir_compile(&c->arena, &c->diag, p, k, b, NULL);
+    kc_ir_options checked = {.bounds_checks = true};
+    kc_ir_module *m = kc_ir_compile_with(&c->arena, &c->diag, p, k, b, NULL, checked_build ? &checked : NULL);
     if (!m)
         return false;
     kc_spv_options o;
@@ -69,7 +71,7 @@ static void sweep_file(const char *path, long *modules, long *failures)
         if (!k->is_kernel)
             continue;
         long n = kc_ir_each_variant(&c.arena, p, k, NULL, NULL);
-        sweep s = {&c, p, k, 0, 0, 0, n > MAX_VARIANTS_PER_KERNEL ? n / MAX_VARIANTS_PER_KERNEL + 1 : 1};
+        sweep s = {&c, p, k, 0, 0, 0, n > max_variants_per_kernel ? n / max_variants_per_kernel + 1 : 1};
         kc_ir_each_variant(&c.arena, p, k, one_variant, &s);
         *modules += s.modules;
         *failures += s.failures;
@@ -105,6 +107,26 @@ static void every_kernel_validates(void **state)
     sweep_dir(KC_SRC("tests/dsl/corpus/ok"), &modules, &failures, &files);
     sweep_dir(KC_SRC("kernels"), &modules, &failures, &files);
     fprintf(stderr, "validated %ld modules from %d files\n", modules, files);
+    assert_true(files >= 4);
+    assert_int_equal(0, failures);
+}
+
+/* The same with checked mode's bounds checks (fewer variants: the checks
+ * do not depend on the tunables' values, only on what the code accesses). */
+static void every_checked_kernel_validates(void **state)
+{
+    (void)state;
+    long modules = 0, failures = 0;
+    int files = 0;
+    checked_build = true;
+    max_variants_per_kernel = 4;
+    sweep_dir(KC_SRC("tests/spirv/kernels"), &modules, &failures, &files);
+    sweep_dir(KC_SRC("tests/ir/golden"), &modules, &failures, &files);
+    sweep_dir(KC_SRC("tests/dsl/corpus/ok"), &modules, &failures, &files);
+    sweep_dir(KC_SRC("kernels"), &modules, &failures, &files);
+    checked_build = false;
+    max_variants_per_kernel = 48;
+    fprintf(stderr, "validated %ld checked modules from %d files\n", modules, files);
     assert_true(files >= 4);
     assert_int_equal(0, failures);
 }
@@ -247,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kernel_validates),
+        cmocka_unit_test(every_checked_kernel_validates),
         cmocka_unit_test(capabilities_only_when_used),
         cmocka_unit_test(scalars_spill_past_the_limit),
         cmocka_unit_test(interface_lists_follow_the_version),

@@ -82,6 +82,10 @@ static int open_all(td_session *s)
         return fail(s, "%s", kcrt_error(s->ctx));
     if (!(s->b = kc_bundle_open(o->bundle, true, err, sizeof(err))))
         return fail(s, "%s", err);
+    if (kc_bundle_meta(s->b, "checked"))
+        return fail(s, "'%s' is a checked build (kc build --checked): its bounds checks would be measured too; "
+                       "tune the bundle of a plain kc build",
+                    o->bundle);
     s->dev = kcrt_device_info_get(s->ctx);
     if (!(s->target = target_for(s->dev)))
         return fail(s, "kc has no compiler target '%s' for %s (%s)%s", s->dev->target, s->dev->name,

@@ -65,6 +65,8 @@ typedef enum {
     KCRT_ERROR_UNSUPPORTED,   /* the device lacks a feature or a limit the variant needs */
     KCRT_ERROR_OUT_OF_MEMORY, /* host or device memory */
     KCRT_ERROR_DEVICE_ERROR,  /* the backend's API failed (the message names the call and its result) */
+    KCRT_ERROR_OUT_OF_BOUNDS, /* ADDITION: a kernel of a `kc build --checked` bundle indexed outside an
+                                 array; kcrt_finish or kcrt_buffer_read says which, where, and the index */
 } kcrt_status;
 
 typedef struct kcrt_context kcrt_context; /* opaque, like every handle */
