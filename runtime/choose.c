@@ -45,6 +45,25 @@ void rt_variant_desc(const rt_kernel *rk, const rt_variant *v, rt_module_desc *m
     m->spirv_minor = v->spirv_minor;
 }
 
+bool rt_fits_device(const kcrt_device_info *i, const rt_module_desc *m, char *why, size_t len)
+{
+    uint64_t inv = (uint64_t)m->wg[0] * m->wg[1] * m->wg[2];
+    for (int k = 0; k < 3; k++)
+        if (m->wg[k] > i->max_workgroup_size[k])
+            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k], "xyz"[k],
+                             i->max_workgroup_size[k]),
+                   false;
+    if (inv > i->max_workgroup_invocations)
+        return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
+                         (unsigned long long)inv, i->max_workgroup_invocations),
+               false;
+    if (m->shared_bytes > i->max_shared_bytes)
+        return rt_printf(why, len, "it uses %u bytes of shared memory, more than the device's %u", m->shared_bytes,
+                         i->max_shared_bytes),
+               false;
+    return true;
+}
+
 /* Can this device run v? why says what is missing. */
 static bool runnable(kcrt_context *ctx, const rt_kernel *rk, const rt_variant *v, char *why, size_t len)
 {

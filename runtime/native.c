@@ -1,6 +1,7 @@
 /*
  * native.c — what the HIP and CUDA backends share: their library, the
- * module of a variant, kernel-argument blocks, PCI ids (rt_native.h).
+ * module of a variant, PCI ids (rt_native.h; running work is
+ * native_exec.c's).
  */
 #include "rt_native.h"
 
@@ -39,7 +40,9 @@ void *rt_native_open(const char *env, const char *const *names, const char *what
     return NULL;
 }
 
-bool rt_native_sym(void *so, const char *const *names, void *fn)
+/* The first of `names` that the library has, written to the function
+ * pointer at fn. */
+static bool find_symbol(void *so, const char *const *names, void *fn)
 {
     for (int i = 0; names[i]; i++) {
         void *sym = dlsym(so, names[i]);
@@ -50,6 +53,20 @@ bool rt_native_sym(void *so, const char *const *names, void *fn)
         }
     }
     return false;
+}
+
+bool rt_native_bind(void *so, const char *path, const char *what, const rt_native_symbol *syms, size_t nsyms,
+                    void *table, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < nsyms; i++)
+        if (!find_symbol(so, syms[i].names, (char *)table + syms[i].offset)) {
+            const char *const *n = syms[i].names;
+            while (n[1])
+                n++; /* the last name: the one the API reference gives today */
+            rt_printf(err, errlen, "%s is not %s: it has no %s", path, what, *n);
+            return false;
+        }
+    return true;
 }
 
 /* ---- modules and arguments ----------------------------------------------------------------------- */
@@ -89,19 +106,6 @@ void rt_native_module_free(rt_native_module *m)
     free(m->params);
     free(m->block);
     free(m);
-}
-
-void rt_native_kernargs(rt_native_module *m, const rt_launch_desc *l, uint64_t (*address)(const void *buf))
-{
-    assert(l->args_size == m->args_size && l->nparams == m->nparams);
-    if (m->args_size)
-        memcpy(m->block, l->args, m->args_size);
-    for (int i = 0; i < m->nparams; i++)
-        if (l->buffers[i]) {
-            assert(m->slots[i].size == 8);
-            uint64_t a = address(l->buffers[i]);
-            memcpy(m->block + m->slots[i].offset, &a, 8); /* little-endian, as the device reads it */
-        }
 }
 
 /* ---- describing a device --------------------------------------------------------------------------- */

@@ -1,8 +1,9 @@
 /*
- * rt_native.h — what the HIP and CUDA backends share (native.c): loading
- * their driver library with dlopen, the module of a kernel-argument
- * variant, the argument block of a launch, and describing a device by its
- * PCI ids.
+ * rt_native.h — what the HIP and CUDA backends share: loading their
+ * driver library with dlopen, the module of a kernel-argument variant, the
+ * argument block of a launch and describing a device by its PCI ids
+ * (native.c); buffers, launches and timing on one in-order stream
+ * (native_exec.c), over the table of driver calls each backend gives.
  *
  * Both backends take one kernel-argument block per launch, laid out as
  * docs/backends.md says and as variants.args records it ("offset:size" per
@@ -26,9 +27,19 @@
 void *rt_native_open(const char *env, const char *const *names, const char *what, const char *install,
                      const char **path, char *err, size_t errlen);
 
-/* The first of `names` (NULL-terminated) that the library has, written to
- * the function pointer at fn; false when it has none of them. */
-bool rt_native_sym(void *so, const char *const *names, void *fn);
+/* One entry point of a driver's function table: the names it may have
+ * (NULL-terminated, the first that the library has wins) and where in the
+ * table its pointer goes. */
+typedef struct rt_native_symbol {
+    const char *const *names;
+    size_t offset;
+} rt_native_symbol;
+
+/* Fills the function table at `table` from the library; false, with err
+ * saying "PATH is not WHAT: it has no NAME", when an entry point is
+ * missing. */
+bool rt_native_bind(void *so, const char *path, const char *what, const rt_native_symbol *syms, size_t nsyms,
+                    void *table, char *err, size_t errlen);
 
 /* ---- modules and arguments ----------------------------------------------------------------------- */
 
@@ -49,9 +60,72 @@ typedef struct rt_native_module {
 kcrt_status rt_native_module_new(kcrt_context *ctx, const rt_module_desc *m, rt_native_module **out);
 void rt_native_module_free(rt_native_module *m);
 
-/* Fills m->block for a launch: the packed scalars, then at each buffer's
- * slot the 64-bit device address `address` gives for the backend's buffer. */
-void rt_native_kernargs(rt_native_module *m, const rt_launch_desc *l, uint64_t (*address)(const void *buf));
+/* ---- running work (native_exec.c) ---------------------------------------------------------------- */
+
+/*
+ * Everything goes through the context's one stream, in order: a launch is
+ * queued and returns (kcrt_finish waits for the stream); a transfer is
+ * queued behind the launches before it and waited for, so a write never
+ * races them and a read sees their results (as on Vulkan, transfers are
+ * synchronous); a new buffer is zeroed on the stream. A timed launch has
+ * event r before repeat r and event r + 1 after it.
+ *
+ * What differs between HIP and CUDA is a table of calls. Each runs with
+ * the device current (between enter and leave), returns KCRT_OK or the
+ * failure with its message set (naming the driver call), and queues on the
+ * stream where it says so.
+ */
+typedef struct rt_native_driver {
+    /* work-items one dispatch counts per dimension (HSA: 2^32 - 1); 0: the
+     * device's grid limits say it all */
+    uint64_t max_grid_items;
+    const char *api; /* "HIP": in messages */
+    kcrt_status (*usable)(void *dev); /* not after a fault */
+    void (*enter)(void *dev);
+    void (*leave)(void *dev);
+    kcrt_status (*alloc)(void *dev, size_t bytes, uint64_t *ptr);
+    void (*release)(void *dev, uint64_t ptr);
+    kcrt_status (*zero)(void *dev, uint64_t ptr, size_t bytes);                     /* queued */
+    kcrt_status (*to_device)(void *dev, uint64_t dst, const void *src, size_t bytes); /* queued */
+    kcrt_status (*to_host)(void *dev, void *dst, uint64_t src, size_t bytes);         /* queued */
+    kcrt_status (*wait)(void *dev);                                                   /* for the stream */
+    /* queues m with the arguments in m->block (and m->params) */
+    kcrt_status (*dispatch)(void *dev, rt_native_module *m, const uint32_t grid[3]);
+    kcrt_status (*event_create)(void *dev, void **event);
+    void (*event_destroy)(void *dev, void *event);
+    kcrt_status (*event_record)(void *dev, void *event); /* queued */
+    kcrt_status (*event_wait)(void *dev, void *event);
+    kcrt_status (*event_ms)(void *dev, void *from, void *to, float *ms);
+} rt_native_driver;
+
+/* The state of a native device that the common path keeps: the first
+ * member of hip_dev and cu_dev, so a device is also an rt_native_dev. */
+typedef struct rt_native_dev {
+    kcrt_context *ctx;
+    const rt_native_driver *drv;
+    void **events; /* for timing, grown on demand */
+    int nevents;
+    uint64_t pending; /* launches queued since the stream was last waited for */
+    int failed;       /* the driver's error after which the device is unusable (0 when none) */
+    kcrt_stats stats;
+} rt_native_dev;
+
+/* The rt_backend entries; `dev` is the backend's device. */
+kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **buf);
+void rt_native_buffer_free(void *dev, void *buf);
+kcrt_status rt_native_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
+kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
+kcrt_status rt_native_launch(void *dev, void *module, const rt_launch_desc *l);
+kcrt_status rt_native_finish(void *dev);
+kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+void rt_native_stats(void *dev, kcrt_stats *out);
+
+/* Waits, quietly, for what is queued (the device is current): before
+ * memory or a module that a queued launch may use goes away. */
+void rt_native_drain(rt_native_dev *d);
+
+/* Destroys the timing events (the device is current). */
+void rt_native_events_free(rt_native_dev *d);
 
 /* ---- describing a device --------------------------------------------------------------------------- */
 

@@ -8,7 +8,8 @@
  * packs arguments; a backend (vulkan/, hip/, cuda/) turns a binary into a
  * module and runs it. A backend is a struct of function pointers
  * (STYLE.md §3), chosen by name in context.c. What the HIP and CUDA
- * backends share (loading a library, kernel-argument blocks, PCI ids) is in
+ * backends share (loading a library, kernel-argument blocks, PCI ids, and
+ * running buffers, launches and timing over a table of driver calls) is in
  * rt_native.h.
  */
 #ifndef KC_RT_PRIVATE_H
@@ -287,6 +288,10 @@ kcrt_status rt_find_variant(kcrt_bundle *b, rt_kernel *rk, const char *tunables,
 /* Makes the variant's module if there is none yet. */
 kcrt_status rt_variant_module(kcrt_context *ctx, rt_kernel *rk, rt_variant *v);
 void rt_variant_desc(const rt_kernel *rk, const rt_variant *v, rt_module_desc *m);
+/* The limits every backend's `check` starts with: the variant's workgroup
+ * (per dimension and in all) and shared memory against the device's;
+ * false with why filled (when given) past one. */
+bool rt_fits_device(const kcrt_device_info *info, const rt_module_desc *m, char *why, size_t whylen);
 
 /* Tunable values of a variant string, in the kernel's order; unnamed ones
  * take their defaults. */

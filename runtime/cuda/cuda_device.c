@@ -50,10 +50,10 @@ kcrt_status cu_check(cu_dev *d, cu_result e, const char *call)
         return KCRT_OK;
     char words[256];
     error_words(&d->lib, e, words, sizeof(words));
-    if (sticky(e) && !d->failed)
-        d->failed = e;
+    if (sticky(e) && !d->n.failed)
+        d->n.failed = e;
     return rt_fail(
-        d->ctx, e == KCUDA_ERROR_OUT_OF_MEMORY ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_DEVICE_ERROR,
+        d->n.ctx, e == KCUDA_ERROR_OUT_OF_MEMORY ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_DEVICE_ERROR,
         "%s failed: %s%s", call, words,
         sticky(e) ? " (a kernel launched since the last kcrt_finish faulted; the CUDA context cannot "
                     "be used again in this process)"
@@ -62,12 +62,12 @@ kcrt_status cu_check(cu_dev *d, cu_result e, const char *call)
 
 kcrt_status cu_usable(cu_dev *d)
 {
-    if (!d->failed)
+    if (!d->n.failed)
         return KCRT_OK;
     char words[256];
-    error_words(&d->lib, d->failed, words, sizeof(words));
-    return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR,
-                   "the CUDA device '%s' failed earlier (%s); close the context", d->ctx->info.name, words);
+    error_words(&d->lib, d->n.failed, words, sizeof(words));
+    return rt_fail(d->n.ctx, KCRT_ERROR_DEVICE_ERROR,
+                   "the CUDA device '%s' failed earlier (%s); close the context", d->n.ctx->info.name, words);
 }
 
 /* The primary context is current during each call; the thread's own comes
@@ -85,6 +85,10 @@ void cu_leave(cu_dev *d)
 
 /* ---- the library ------------------------------------------------------------------------------------- */
 
+#define SYMBOL(ret, name, params, ...) {(const char *const[]){__VA_ARGS__, NULL}, offsetof(cu_lib, name)},
+static const rt_native_symbol symbols[] = {CU_FNS(SYMBOL)};
+#undef SYMBOL
+
 static kcrt_status lib_open(cu_lib *L, char *err, size_t len)
 {
     memset(L, 0, sizeof(*L));
@@ -92,16 +96,8 @@ static kcrt_status lib_open(cu_lib *L, char *err, size_t len)
                            "install the NVIDIA driver (it brings libcuda.so.1)", &L->path, err, len);
     if (!L->so)
         return KCRT_ERROR_NO_BACKEND;
-#define X(ret, name, params, ...)                                                                            \
-    {                                                                                                        \
-        static const char *const names[] = {__VA_ARGS__, NULL};                                              \
-        if (!rt_native_sym(L->so, names, &L->name))                                                          \
-            return rt_printf(err, len, "%s is not a CUDA driver: it has no %s", L->path,                     \
-                             names[RT_COUNT(names) - 2]),                                                    \
-                   KCRT_ERROR_NO_BACKEND;                                                                    \
-    }
-    CU_FNS(X)
-#undef X
+    if (!rt_native_bind(L->so, L->path, "a CUDA driver", symbols, RT_COUNT(symbols), L, err, len))
+        return KCRT_ERROR_NO_BACKEND;
     return KCRT_OK;
 }
 
@@ -282,12 +278,10 @@ static void close_device(void *dev)
             d->lib.cuStreamSynchronize(d->stream);
             d->lib.cuStreamDestroy(d->stream);
         }
-        for (int i = 0; i < d->nevents; i++)
-            d->lib.cuEventDestroy(d->events[i]);
+        rt_native_events_free(&d->n);
         cu_leave(d);
         d->lib.cuDevicePrimaryCtxRelease(d->device);
     }
-    free(d->events);
     lib_close(&d->lib);
     free(d);
 }
@@ -297,7 +291,8 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
     cu_dev *d = calloc(1, sizeof(*d));
     if (!d)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
-    d->ctx = ctx;
+    d->n.ctx = ctx;
+    d->n.drv = &cu_driver;
     char err[RT_MSG];
     int n = 0;
     kcrt_status s = lib_open(&d->lib, err, sizeof(err));
@@ -350,24 +345,12 @@ static int loads(void *dev, const char *target)
 static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
 {
     const cu_dev *d = dev;
-    const kcrt_device_info *i = &d->ctx->info;
+    const kcrt_device_info *i = &d->n.ctx->info;
     int sm = sm_of(m->target);
-    uint64_t inv = (uint64_t)m->wg[0] * m->wg[1] * m->wg[2];
     if (sm == 0 || sm > d->cc)
         return rt_printf(why, len, "its target is %s, and the device is sm_%d", m->target, d->cc), false;
-    for (int k = 0; k < 3; k++)
-        if (m->wg[k] > i->max_workgroup_size[k])
-            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k],
-                             "xyz"[k], i -> max_workgroup_size[k]),
-                   false;
-    if (inv > i->max_workgroup_invocations)
-        return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
-                         (unsigned long long)inv, i->max_workgroup_invocations),
-               false;
-    if (m->shared_bytes > i->max_shared_bytes)
-        return rt_printf(why, len, "it uses %u bytes of shared memory, more than the device's %u per block",
-                         m->shared_bytes, i->max_shared_bytes),
-               false;
+    if (!rt_fits_device(i, m, why, len))
+        return false;
     if (m->args_size > i->max_push_bytes)
         return rt_printf(why, len, "its %u bytes of kernel parameters exceed the device's %u", m->args_size,
                          i->max_push_bytes),
@@ -405,10 +388,10 @@ static kcrt_status load_ptx(cu_dev *d, rt_native_module *m, const char *ptx)
     cu_result e = d->lib.cuModuleLoadDataEx((cu_module *)&m->module, ptx, 4, opt, val);
     info[sizeof(info) - 1] = errors[sizeof(errors) - 1] = 0;
     if (info[0])
-        rt_log(d->ctx, "the CUDA JIT on %s: %s", m->name, info);
+        rt_log(d->n.ctx, "the CUDA JIT on %s: %s", m->name, info);
     kcrt_status s = cu_check(d, e, "cuModuleLoadDataEx");
     if (s != KCRT_OK)
-        rt_fail(d->ctx, s, "%s%s%s%s", d->ctx->err, jit_hint(e), errors[0] ? "; the JIT says: " : "", errors);
+        rt_fail(d->n.ctx, s, "%s%s%s%s", d->n.ctx->err, jit_hint(e), errors[0] ? "; the JIT says: " : "", errors);
     return s;
 }
 
@@ -418,9 +401,7 @@ static void module_free(void *dev, void *module)
     rt_native_module *m = module;
     if (m->module) {
         cu_enter(d);
-        if (d->pending && !d->failed)
-            d->lib.cuStreamSynchronize(d->stream); /* a queued launch may still use it */
-        d->pending = 0;
+        rt_native_drain(&d->n); /* a queued launch may still use it */
         d->lib.cuModuleUnload(m->module);
         cu_leave(d);
     }
@@ -433,7 +414,7 @@ static kcrt_status load_module(cu_dev *d, const rt_module_desc *desc, rt_native_
 {
     char *ptx = ptx_text(desc);
     if (!ptx)
-        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+        return rt_fail(d->n.ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     cu_enter(d);
     kcrt_status s = load_ptx(d, m, ptx);
     free(ptx);
@@ -449,7 +430,7 @@ static kcrt_status load_module(cu_dev *d, const rt_module_desc *desc, rt_native_
     uint64_t inv = (uint64_t)desc->wg[0] * desc->wg[1] * desc->wg[2];
     if (s == KCRT_OK && inv > (uint64_t)most)
         s = rt_fail(
-            d->ctx, KCRT_ERROR_UNSUPPORTED,
+            d->n.ctx, KCRT_ERROR_UNSUPPORTED,
             "its workgroup of %llu threads is more than the %d the driver can run of this kernel (registers)",
             (unsigned long long)inv, most);
     return s;
@@ -461,31 +442,25 @@ static kcrt_status module_create(void *dev, const rt_module_desc *desc, void **o
     rt_native_module *m;
     if (desc->size < 8 || !memchr(desc->binary, '.', desc->size < 256 ? desc->size : 256) ||
         memchr(desc->binary, 0, desc->size))
-        return rt_fail(d->ctx, KCRT_ERROR_BAD_BUNDLE,
+        return rt_fail(d->n.ctx, KCRT_ERROR_BAD_BUNDLE,
                        "kernel '%s' variant '%s': its %s binary is not PTX text", desc->kernel, desc->variant,
                        desc->target);
     kcrt_status s = cu_usable(d);
     if (s == KCRT_OK)
-        s = rt_native_module_new(d->ctx, desc, &m);
+        s = rt_native_module_new(d->n.ctx, desc, &m);
     if (s != KCRT_OK)
         return s;
     if ((s = load_module(d, desc, m)) != KCRT_OK) {
-        rt_fail(d->ctx, s, "kernel '%s' variant '%s' (%s on sm_%d): %s", desc->kernel, desc->variant,
-                desc->target, d->cc, d->ctx->err);
+        rt_fail(d->n.ctx, s, "kernel '%s' variant '%s' (%s on sm_%d): %s", desc->kernel, desc->variant,
+                desc->target, d->cc, d->n.ctx->err);
         module_free(d, m);
         return s;
     }
-    d->stats.pipelines_created++;
-    rt_log(d->ctx, "module loaded for %s (%s JIT-compiled for sm_%d, %u bytes of parameters)", m->name,
+    d->n.stats.pipelines_created++;
+    rt_log(d->n.ctx, "module loaded for %s (%s JIT-compiled for sm_%d, %u bytes of parameters)", m->name,
            desc->target, d->cc, m->args_size);
     *out = m;
     return KCRT_OK;
-}
-
-static void stats(void *dev, kcrt_stats *out)
-{
-    const cu_dev *d = dev;
-    *out = d->stats;
 }
 
 const rt_backend rt_cuda_backend = {
@@ -497,12 +472,12 @@ const rt_backend rt_cuda_backend = {
     .check = check,
     .module_create = module_create,
     .module_free = module_free,
-    .buffer_create = cu_buffer_create,
-    .buffer_free = cu_buffer_free,
-    .buffer_write = cu_buffer_write,
-    .buffer_read = cu_buffer_read,
-    .launch = cu_launch,
-    .finish = cu_finish,
-    .time = cu_time,
-    .stats = stats,
+    .buffer_create = rt_native_buffer_create,
+    .buffer_free = rt_native_buffer_free,
+    .buffer_write = rt_native_buffer_write,
+    .buffer_read = rt_native_buffer_read,
+    .launch = rt_native_launch,
+    .finish = rt_native_finish,
+    .time = rt_native_time,
+    .stats = rt_native_stats,
 };

@@ -15,7 +15,8 @@
  * stream; kcrt_finish, transfers and timed launches wait for it.
  *
  * Files: cuda_device.c (the library, devices, open/close, variants and
- * modules, the ops table), cuda_exec.c (buffers, launches, timing).
+ * modules, the ops table), cuda_exec.c (the driver calls under
+ * native_exec.c's buffers, launches and timing).
  */
 #ifndef KC_CUDA_PRIVATE_H
 #define KC_CUDA_PRIVATE_H
@@ -31,23 +32,13 @@ typedef struct cu_lib {
     CU_FNS(CU_DECLARE)
 } cu_lib;
 
-typedef struct cu_buf {
-    cu_deviceptr ptr;
-    size_t size;
-} cu_buf;
-
 typedef struct cu_dev {
-    kcrt_context *ctx;
+    rt_native_dev n; /* first: the state of the common execution path */
     cu_lib lib;
     cu_device device;
     cu_context primary; /* retained in open, released in close */
     int cc;             /* compute capability, major * 10 + minor: 86 */
     cu_stream stream;
-    cu_event *events; /* for timing, grown on demand */
-    int nevents;
-    uint64_t pending; /* launches queued since the stream was last waited for */
-    cu_result failed; /* a launch faulted: the context is unusable (0 when not) */
-    kcrt_stats stats;
 } cu_dev;
 
 /* cuda_device.c */
@@ -56,13 +47,7 @@ kcrt_status cu_usable(cu_dev *d);
 void cu_enter(cu_dev *d);
 void cu_leave(cu_dev *d);
 
-/* cuda_exec.c */
-kcrt_status cu_buffer_create(void *dev, size_t bytes, void **buf);
-void cu_buffer_free(void *dev, void *buf);
-kcrt_status cu_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
-kcrt_status cu_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
-kcrt_status cu_launch(void *dev, void *module, const rt_launch_desc *l);
-kcrt_status cu_finish(void *dev);
-kcrt_status cu_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+/* cuda_exec.c: the driver calls of the common execution path */
+extern const rt_native_driver cu_driver;
 
 #endif

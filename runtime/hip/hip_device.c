@@ -45,9 +45,9 @@ kcrt_status hip_check(hip_dev *d, hip_error e, const char *call)
         return KCRT_OK;
     char words[256];
     error_words(&d->lib, e, words, sizeof(words));
-    if (sticky(e) && !d->failed)
-        d->failed = e;
-    return rt_fail(d->ctx, e == hipErrorOutOfMemory ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_DEVICE_ERROR,
+    if (sticky(e) && !d->n.failed)
+        d->n.failed = e;
+    return rt_fail(d->n.ctx, e == hipErrorOutOfMemory ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_DEVICE_ERROR,
                    "%s failed: %s%s", call, words,
                    sticky(e) ? " (a kernel launched since the last kcrt_finish faulted; the device cannot be "
                                "used again in this process)"
@@ -56,12 +56,12 @@ kcrt_status hip_check(hip_dev *d, hip_error e, const char *call)
 
 kcrt_status hip_usable(hip_dev *d)
 {
-    if (!d->failed)
+    if (!d->n.failed)
         return KCRT_OK;
     char words[256];
-    error_words(&d->lib, d->failed, words, sizeof(words));
-    return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR,
-                   "the HIP device '%s' failed earlier (%s); close the context", d->ctx->info.name, words);
+    error_words(&d->lib, d->n.failed, words, sizeof(words));
+    return rt_fail(d->n.ctx, KCRT_ERROR_DEVICE_ERROR,
+                   "the HIP device '%s' failed earlier (%s); close the context", d->n.ctx->info.name, words);
 }
 
 /* The context's device is current during each call; the thread gets its
@@ -86,6 +86,10 @@ void hip_leave(hip_dev *d)
 
 /* ---- the library ---------------------------------------------------------------------------------- */
 
+#define SYMBOL(ret, name, params, ...) {(const char *const[]){__VA_ARGS__, NULL}, offsetof(hip_lib, name)},
+static const rt_native_symbol symbols[] = {HIP_FNS(SYMBOL)};
+#undef SYMBOL
+
 static kcrt_status lib_open(hip_lib *L, char *err, size_t len)
 {
     memset(L, 0, sizeof(*L));
@@ -93,16 +97,8 @@ static kcrt_status lib_open(hip_lib *L, char *err, size_t len)
                            "install ROCm's HIP runtime (libamdhip64)", &L->path, err, len);
     if (!L->so)
         return KCRT_ERROR_NO_BACKEND;
-#define X(ret, name, params, ...)                                                                            \
-    {                                                                                                        \
-        static const char *const names[] = {__VA_ARGS__, NULL};                                              \
-        if (!rt_native_sym(L->so, names, &L->name))                                                          \
-            return rt_printf(err, len, "%s is not a HIP runtime: it has no %s", L->path,                     \
-                             names[RT_COUNT(names) - 2]),                                                    \
-                   KCRT_ERROR_NO_BACKEND;                                                                    \
-    }
-    HIP_FNS(X)
-#undef X
+    if (!rt_native_bind(L->so, L->path, "a HIP runtime", symbols, RT_COUNT(symbols), L, err, len))
+        return KCRT_ERROR_NO_BACKEND;
     return KCRT_OK;
 }
 
@@ -335,12 +331,10 @@ static void close_device(void *dev)
     if (d->stream) {
         hip_enter(d);
         d->lib.hipStreamSynchronize(d->stream);
-        for (int i = 0; i < d->nevents; i++)
-            d->lib.hipEventDestroy(d->events[i]);
+        rt_native_events_free(&d->n);
         d->lib.hipStreamDestroy(d->stream);
         hip_leave(d);
     }
-    free(d->events);
     lib_close(&d->lib);
     free(d);
 }
@@ -350,7 +344,8 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
     hip_dev *d = calloc(1, sizeof(*d));
     if (!d)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
-    d->ctx = ctx;
+    d->n.ctx = ctx;
+    d->n.drv = &hip_driver;
     d->device = index;
     char err[RT_MSG];
     int n = 0;
@@ -385,29 +380,17 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
 static int loads(void *dev, const char *target)
 {
     const hip_dev *d = dev;
-    return strcmp(target, d->ctx->info.target) == 0;
+    return strcmp(target, d->n.ctx->info.target) == 0;
 }
 
 static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
 {
     const hip_dev *d = dev;
-    const kcrt_device_info *i = &d->ctx->info;
-    uint64_t inv = (uint64_t)m->wg[0] * m->wg[1] * m->wg[2];
+    const kcrt_device_info *i = &d->n.ctx->info;
     if (strcmp(m->target, i->target) != 0)
         return rt_printf(why, len, "its target is %s, the device is %s", m->target, i->target), false;
-    for (int k = 0; k < 3; k++)
-        if (m->wg[k] > i->max_workgroup_size[k])
-            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k],
-                             "xyz"[k], i -> max_workgroup_size[k]),
-                   false;
-    if (inv > i->max_workgroup_invocations)
-        return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
-                         (unsigned long long)inv, i->max_workgroup_invocations),
-               false;
-    if (m->shared_bytes > i->max_shared_bytes)
-        return rt_printf(why, len, "it uses %u bytes of shared memory, more than the device's %u",
-                         m->shared_bytes, i->max_shared_bytes),
-               false;
+    if (!rt_fits_device(i, m, why, len))
+        return false;
     if (m->args_size > i->max_push_bytes)
         return rt_printf(why, len, "its %u bytes of kernel arguments exceed the %u libkcrt passes",
                          m->args_size, i->max_push_bytes),
@@ -427,9 +410,7 @@ static void module_free(void *dev, void *module)
     rt_native_module *m = module;
     if (m->module) {
         hip_enter(d);
-        if (d->pending)
-            d->lib.hipStreamSynchronize(d->stream); /* a queued launch may still use it */
-        d->pending = 0;
+        rt_native_drain(&d->n); /* a queued launch may still use it */
         d->lib.hipModuleUnload(m->module);
         hip_leave(d);
     }
@@ -441,13 +422,13 @@ static kcrt_status module_create(void *dev, const rt_module_desc *desc, void **o
     hip_dev *d = dev;
     rt_native_module *m;
     if (!is_code_object(desc->binary, desc->size))
-        return rt_fail(d->ctx, KCRT_ERROR_BAD_BUNDLE,
+        return rt_fail(d->n.ctx, KCRT_ERROR_BAD_BUNDLE,
                        "kernel '%s' variant '%s': its %s binary is not an AMDGPU "
                        "code object",
                        desc->kernel, desc->variant, desc->target);
     kcrt_status s = hip_usable(d);
     if (s == KCRT_OK)
-        s = rt_native_module_new(d->ctx, desc, &m);
+        s = rt_native_module_new(d->n.ctx, desc, &m);
     if (s != KCRT_OK)
         return s;
     hip_enter(d);
@@ -457,21 +438,15 @@ static kcrt_status module_create(void *dev, const rt_module_desc *desc, void **o
                       "hipModuleGetFunction");
     hip_leave(d);
     if (s != KCRT_OK) {
-        rt_fail(d->ctx, s, "kernel '%s' variant '%s' (%s): %s", desc->kernel, desc->variant, desc->target,
-                d->ctx->err);
+        rt_fail(d->n.ctx, s, "kernel '%s' variant '%s' (%s): %s", desc->kernel, desc->variant, desc->target,
+                d->n.ctx->err);
         module_free(d, m);
         return s;
     }
-    d->stats.pipelines_created++;
-    rt_log(d->ctx, "module loaded for %s (%s, %u bytes of arguments)", m->name, desc->target, m->args_size);
+    d->n.stats.pipelines_created++;
+    rt_log(d->n.ctx, "module loaded for %s (%s, %u bytes of arguments)", m->name, desc->target, m->args_size);
     *out = m;
     return KCRT_OK;
-}
-
-static void stats(void *dev, kcrt_stats *out)
-{
-    const hip_dev *d = dev;
-    *out = d->stats;
 }
 
 const rt_backend rt_hip_backend = {
@@ -483,12 +458,12 @@ const rt_backend rt_hip_backend = {
     .check = check,
     .module_create = module_create,
     .module_free = module_free,
-    .buffer_create = hip_buffer_create,
-    .buffer_free = hip_buffer_free,
-    .buffer_write = hip_buffer_write,
-    .buffer_read = hip_buffer_read,
-    .launch = hip_launch,
-    .finish = hip_finish,
-    .time = hip_time,
-    .stats = stats,
+    .buffer_create = rt_native_buffer_create,
+    .buffer_free = rt_native_buffer_free,
+    .buffer_write = rt_native_buffer_write,
+    .buffer_read = rt_native_buffer_read,
+    .launch = rt_native_launch,
+    .finish = rt_native_finish,
+    .time = rt_native_time,
+    .stats = rt_native_stats,
 };

@@ -13,7 +13,8 @@
  * device current and gives the thread back the device it had.
  *
  * Files: hip_device.c (the library, devices, open/close, variants, the ops
- * table), hip_exec.c (buffers, launches, timing).
+ * table), hip_exec.c (the driver calls under native_exec.c's buffers,
+ * launches and timing).
  */
 #ifndef KC_HIP_PRIVATE_H
 #define KC_HIP_PRIVATE_H
@@ -29,24 +30,14 @@ typedef struct hip_lib {
     HIP_FNS(HIP_DECLARE)
 } hip_lib;
 
-typedef struct hip_buf {
-    void *ptr; /* device memory */
-    size_t size;
-} hip_buf;
-
 typedef struct hip_dev {
-    kcrt_context *ctx;
+    rt_native_dev n; /* first: the state of the common execution path */
     hip_lib lib;
     int device;    /* HIP's ordinal */
     int saved;     /* the thread's device before the call, given back after */
     int depth;     /* of nested calls (hip_enter) */
     char arch[64]; /* gcnArchName as HIP says it: "gfx90a:sramecc+:xnack-" */
     hip_stream stream;
-    hip_event *events; /* for timing, grown on demand */
-    int nevents;
-    uint64_t pending; /* launches queued since the stream was last waited for */
-    hip_error failed; /* a launch faulted: the device is unusable (0 when not) */
-    kcrt_stats stats;
 } hip_dev;
 
 /* hip_device.c */
@@ -55,13 +46,7 @@ void hip_enter(hip_dev *d);
 void hip_leave(hip_dev *d);
 kcrt_status hip_usable(hip_dev *d);
 
-/* hip_exec.c */
-kcrt_status hip_buffer_create(void *dev, size_t bytes, void **buf);
-void hip_buffer_free(void *dev, void *buf);
-kcrt_status hip_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
-kcrt_status hip_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
-kcrt_status hip_launch(void *dev, void *module, const rt_launch_desc *l);
-kcrt_status hip_finish(void *dev);
-kcrt_status hip_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+/* hip_exec.c: the driver calls of the common execution path */
+extern const rt_native_driver hip_driver;
 
 #endif

@@ -269,20 +269,8 @@ static bool check_features(const vk_dev *d, unsigned f, char *why, size_t len)
 static bool check_limits(const vk_dev *d, const rt_module_desc *m, char *why, size_t len)
 {
     const kcrt_device_info *i = &d->ctx->info;
-    uint64_t inv = (uint64_t)m->wg[0] * m->wg[1] * m->wg[2];
-    for (int k = 0; k < 3; k++)
-        if (m->wg[k] > i->max_workgroup_size[k])
-            return rt_printf(why, len, "its workgroup size %u in %c exceeds the device's %u", m->wg[k],
-                             "xyz"[k], i -> max_workgroup_size[k]),
-                   false;
-    if (inv > i->max_workgroup_invocations)
-        return rt_printf(why, len, "its workgroup of %llu invocations exceeds the device's %u",
-                         (unsigned long long)inv, i->max_workgroup_invocations),
-               false;
-    if (m->shared_bytes > i->max_shared_bytes)
-        return rt_printf(why, len, "it uses %u bytes of shared memory, more than the device's %u",
-                         m->shared_bytes, i->max_shared_bytes),
-               false;
+    if (!rt_fits_device(i, m, why, len))
+        return false;
     if ((uint32_t)m->nbindings > i->max_storage_buffers)
         return rt_printf(why, len, "it binds %d storage buffers, more than the device's %u per stage",
                          m->nbindings, i->max_storage_buffers),

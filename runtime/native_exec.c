@@ -1,0 +1,246 @@
+/*
+ * native_exec.c — buffers, launches and timing for the HIP and CUDA
+ * backends, once, over their table of driver calls (rt_native.h says how
+ * the stream is used).
+ */
+#include "rt_native.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A buffer: device memory at a 64-bit address. */
+typedef struct native_buf {
+    uint64_t ptr;
+    size_t size;
+} native_buf;
+
+/* ---- buffers ---------------------------------------------------------------------------------------- */
+
+kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **out)
+{
+    rt_native_dev *d = dev;
+    const rt_native_driver *drv = d->drv;
+    kcrt_status s = drv->usable(d);
+    native_buf *b = s == KCRT_OK ? calloc(1, sizeof(*b)) : NULL;
+    if (s != KCRT_OK)
+        return s;
+    if (!b)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    drv->enter(d);
+    s = drv->alloc(d, bytes, &b->ptr);
+    if (s == KCRT_OK) /* new buffers hold zeros */
+        s = drv->zero(d, b->ptr, bytes);
+    if (s != KCRT_OK && b->ptr)
+        drv->release(d, b->ptr);
+    drv->leave(d);
+    if (s != KCRT_OK) {
+        free(b);
+        return rt_fail(d->ctx, s, "a buffer of %zu bytes: %s", bytes, d->ctx->err);
+    }
+    b->size = bytes;
+    *out = b;
+    return KCRT_OK;
+}
+
+void rt_native_drain(rt_native_dev *d)
+{
+    if (d->pending && !d->failed)
+        d->drv->wait(d);
+    d->pending = 0;
+}
+
+void rt_native_buffer_free(void *dev, void *buf)
+{
+    rt_native_dev *d = dev;
+    native_buf *b = buf;
+    d->drv->enter(d);
+    rt_native_drain(d); /* a queued launch may still use it */
+    d->drv->release(d, b->ptr);
+    d->drv->leave(d);
+    free(b);
+}
+
+/* A copy queued on the stream, then waited for. */
+static kcrt_status copy(rt_native_dev *d, bool to_device, uint64_t device, void *host, size_t bytes)
+{
+    const rt_native_driver *drv = d->drv;
+    kcrt_status s = drv->usable(d);
+    if (s != KCRT_OK)
+        return s;
+    drv->enter(d);
+    s = to_device ? drv->to_device(d, device, host, bytes) : drv->to_host(d, host, device, bytes);
+    if (s == KCRT_OK)
+        s = drv->wait(d);
+    drv->leave(d);
+    d->pending = 0;
+    d->stats.transfer_submissions++;
+    d->stats.waits++;
+    return s;
+}
+
+kcrt_status rt_native_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes)
+{
+    const native_buf *b = buf;
+    return copy(dev, true, b->ptr + offset, (void *)src, bytes);
+}
+
+kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes)
+{
+    const native_buf *b = buf;
+    return copy(dev, false, b->ptr + offset, dst, bytes);
+}
+
+/* ---- launches ------------------------------------------------------------------------------------------ */
+
+/* m->block for a launch: the packed scalars, then each buffer's 64-bit
+ * device address at its slot. */
+static void kernargs(rt_native_module *m, const rt_launch_desc *l)
+{
+    assert(l->args_size == m->args_size && l->nparams == m->nparams);
+    if (m->args_size)
+        memcpy(m->block, l->args, m->args_size);
+    for (int i = 0; i < m->nparams; i++)
+        if (l->buffers[i]) {
+            assert(m->slots[i].size == 8);
+            uint64_t a = ((const native_buf *)l->buffers[i])->ptr;
+            memcpy(m->block + m->slots[i].offset, &a, 8); /* little-endian, as the device reads it */
+        }
+}
+
+static kcrt_status check_grid(rt_native_dev *d, const rt_native_module *m, const rt_launch_desc *l)
+{
+    uint64_t most = d->drv->max_grid_items;
+    for (int k = 0; most && k < 3; k++)
+        if ((uint64_t)l->grid[k] * m->wg[k] > most)
+            return rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED,
+                           "%s: grid %c of %u workgroups of %u is %llu work-items, more than %s dispatches "
+                           "(%llu)",
+                           m->name, "xyz"[k], l->grid[k], m->wg[k], (unsigned long long)l->grid[k] * m->wg[k],
+                           d->drv->api, (unsigned long long)most);
+    return KCRT_OK;
+}
+
+/* Queues one launch on the stream (the device is current). */
+static kcrt_status enqueue(rt_native_dev *d, rt_native_module *m, const rt_launch_desc *l)
+{
+    kernargs(m, l);
+    kcrt_status s = d->drv->dispatch(d, m, l->grid);
+    if (s != KCRT_OK)
+        return rt_fail(d->ctx, s, "%s: %s", m->name, d->ctx->err);
+    d->pending++;
+    d->stats.dispatches++;
+    d->stats.submissions++; /* each launch is its own submission to the stream */
+    return KCRT_OK;
+}
+
+kcrt_status rt_native_launch(void *dev, void *module, const rt_launch_desc *l)
+{
+    rt_native_dev *d = dev;
+    kcrt_status s = d->drv->usable(d);
+    if (s == KCRT_OK)
+        s = check_grid(d, module, l);
+    if (s != KCRT_OK)
+        return s;
+    d->drv->enter(d);
+    s = enqueue(d, module, l);
+    d->drv->leave(d);
+    if (s == KCRT_OK)
+        d->stats.launches++;
+    return s;
+}
+
+kcrt_status rt_native_finish(void *dev)
+{
+    rt_native_dev *d = dev;
+    kcrt_status s = d->drv->usable(d);
+    if (s != KCRT_OK)
+        return s;
+    d->drv->enter(d);
+    s = d->drv->wait(d);
+    d->drv->leave(d);
+    d->pending = 0;
+    d->stats.waits++;
+    return s;
+}
+
+/* ---- timing -------------------------------------------------------------------------------------------- */
+
+/* At least n events (the device is current). */
+static kcrt_status events(rt_native_dev *d, int n)
+{
+    if (d->nevents >= n)
+        return KCRT_OK;
+    void **bigger = realloc(d->events, sizeof(void *) * (size_t)n);
+    if (!bigger)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    d->events = bigger;
+    for (; d->nevents < n; d->nevents++) {
+        kcrt_status s = d->drv->event_create(d, &d->events[d->nevents]);
+        if (s != KCRT_OK)
+            return s;
+    }
+    return KCRT_OK;
+}
+
+void rt_native_events_free(rt_native_dev *d)
+{
+    for (int i = 0; i < d->nevents; i++)
+        d->drv->event_destroy(d, d->events[i]);
+    free(d->events);
+    d->events = NULL;
+    d->nevents = 0;
+}
+
+/* Event r before launch r and event r + 1 after it: on one in-order
+ * stream, each interval holds exactly one launch. */
+static kcrt_status record_timed(rt_native_dev *d, rt_native_module *m, const rt_launch_desc *l, int repeats)
+{
+    kcrt_status s = d->drv->event_record(d, d->events[0]);
+    for (int r = 0; s == KCRT_OK && r < repeats; r++) {
+        s = enqueue(d, m, l);
+        if (s == KCRT_OK)
+            s = d->drv->event_record(d, d->events[r + 1]);
+    }
+    return s;
+}
+
+static kcrt_status elapsed(rt_native_dev *d, int repeats, double *ns_each)
+{
+    kcrt_status s = d->drv->event_wait(d, d->events[repeats]);
+    d->pending = 0;
+    d->stats.waits++;
+    for (int r = 0; s == KCRT_OK && r < repeats; r++) {
+        float ms = 0;
+        s = d->drv->event_ms(d, d->events[r], d->events[r + 1], &ms);
+        ns_each[r] = (double)ms * 1e6;
+    }
+    return s;
+}
+
+kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each)
+{
+    rt_native_dev *d = dev;
+    kcrt_status s = rt_native_finish(d); /* earlier launches are not part of the timing */
+    if (s == KCRT_OK)
+        s = check_grid(d, module, l);
+    if (s != KCRT_OK)
+        return s;
+    d->drv->enter(d);
+    s = events(d, repeats + 1);
+    if (s == KCRT_OK)
+        s = record_timed(d, module, l, repeats);
+    if (s == KCRT_OK)
+        s = elapsed(d, repeats, ns_each);
+    else
+        rt_native_drain(d); /* leave nothing half-timed behind */
+    d->drv->leave(d);
+    d->stats.launches += (uint64_t)repeats;
+    return s;
+}
+
+void rt_native_stats(void *dev, kcrt_stats *out)
+{
+    const rt_native_dev *d = dev;
+    *out = d->stats;
+}
