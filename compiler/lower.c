@@ -119,15 +119,6 @@ static kc_ir_expr *ix(lower *L, const kc_iexpr *e)
     }
     default: break;
     }
-    static const kc_op ops[KC_IX_NOPS] = {
-        [KC_IX_NEG] = KC_OP_NEG, [KC_IX_NOT] = KC_OP_NOT, [KC_IX_BNOT] = KC_OP_BNOT,
-        [KC_IX_ADD] = KC_OP_ADD, [KC_IX_SUB] = KC_OP_SUB, [KC_IX_MUL] = KC_OP_MUL,
-        [KC_IX_DIV] = KC_OP_DIV, [KC_IX_MOD] = KC_OP_MOD, [KC_IX_SHL] = KC_OP_SHL,
-        [KC_IX_SHR] = KC_OP_SHR, [KC_IX_AND] = KC_OP_AND, [KC_IX_OR] = KC_OP_OR,
-        [KC_IX_XOR] = KC_OP_XOR, [KC_IX_LT] = KC_OP_LT,   [KC_IX_LE] = KC_OP_LE,
-        [KC_IX_GT] = KC_OP_GT,   [KC_IX_GE] = KC_OP_GE,   [KC_IX_EQ] = KC_OP_EQ,
-        [KC_IX_NE] = KC_OP_NE,   [KC_IX_LAND] = KC_OP_LAND, [KC_IX_LOR] = KC_OP_LOR,
-    };
     const kc_type *b = kc_type_scalar(KC_S_BOOL);
     if (e->op == KC_IX_SELECT) {
         kc_ir_expr *r = kc_ir_new_expr(L->a, KIR_SELECT, INT());
@@ -143,7 +134,7 @@ static kc_ir_expr *ix(lower *L, const kc_iexpr *e)
         r->args[1] = ix(L, e->b);
         return r;
     }
-    kc_op op = ops[e->op];
+    kc_op op = kc_op_of_iexpr(e->op);
     if (kc_iexpr_arity(e->op) == 1) {
         kc_ir_expr *r = kc_ir_new_expr(L->a, KIR_UNARY, op == KC_OP_NOT ? b : INT());
         r->op = op;

@@ -569,38 +569,26 @@ static kc_expr *cast(parser *P)
     return unary(P);
 }
 
-/* Binary operators by precedence, lowest first; each level is
- * level = next-level (op next-level)*, left-associative. */
-static const struct {
-    const char *s;
-    kc_op op;
-    int prec;
-} binops[] = {
-    {"||", KC_OP_LOR, 1}, {"&&", KC_OP_LAND, 2}, {"|", KC_OP_OR, 3},   {"^", KC_OP_XOR, 4},
-    {"&", KC_OP_AND, 5},  {"==", KC_OP_EQ, 6},   {"!=", KC_OP_NE, 6},  {"<", KC_OP_LT, 7},
-    {"<=", KC_OP_LE, 7},  {">", KC_OP_GT, 7},    {">=", KC_OP_GE, 7},  {"<<", KC_OP_SHL, 8},
-    {">>", KC_OP_SHR, 8}, {"+", KC_OP_ADD, 9},   {"-", KC_OP_SUB, 9},  {"*", KC_OP_MUL, 10},
-    {"/", KC_OP_DIV, 10}, {"%", KC_OP_MOD, 10},
-};
-
+/* Binary operators by precedence (kc_lang.h), lowest first; each level
+ * is level = next-level (op next-level)*, left-associative. */
 static int binop_at(parser *P, int prec)
 {
-    for (size_t i = 0; i < KC_COUNT(binops); i++)
-        if (binops[i].prec == prec && is(P, binops[i].s))
-            return (int)i;
+    for (int op = 0; op < KC_OP_COUNT; op++)
+        if (kc_op_arity(op) == 2 && kc_op_precedence(op) == prec && is(P, kc_op_text(op)))
+            return op;
     return -1;
 }
 
 static kc_expr *binary(parser *P, int prec)
 {
-    if (prec > 10)
+    if (prec > KC_PREC_MUL)
         return cast(P);
     kc_expr *e = binary(P, prec + 1);
-    int i;
-    while ((i = binop_at(P, prec)) >= 0) {
+    int op;
+    while ((op = binop_at(P, prec)) >= 0) {
         const token *t = next(P);
         kc_expr *rhs = binary(P, prec + 1);
-        e = track(P, new_binary(P, KC_E_BINARY, binops[i].op, e, rhs, t->loc));
+        e = track(P, new_binary(P, KC_E_BINARY, (kc_op)op, e, rhs, t->loc));
     }
     return e;
 }
@@ -608,7 +596,7 @@ static kc_expr *binary(parser *P, int prec)
 /* conditional = binary ("?" expr ":" conditional)? */
 static kc_expr *conditional(parser *P)
 {
-    kc_expr *e = binary(P, 1);
+    kc_expr *e = binary(P, KC_PREC_LOR);
     const token *t = peek(P);
     if (!tok_is(t, "?"))
         return e;

@@ -212,15 +212,7 @@ static cval fold(const kc_expr *e)
             return r;
         }
         int64_t args[2] = {a.i, b.i}, out;
-        static const kc_iexpr_op map[KC_OP_COUNT] = {
-            [KC_OP_ADD] = KC_IX_ADD, [KC_OP_SUB] = KC_IX_SUB, [KC_OP_MUL] = KC_IX_MUL,
-            [KC_OP_DIV] = KC_IX_DIV, [KC_OP_MOD] = KC_IX_MOD, [KC_OP_SHL] = KC_IX_SHL,
-            [KC_OP_SHR] = KC_IX_SHR, [KC_OP_AND] = KC_IX_AND, [KC_OP_OR] = KC_IX_OR,
-            [KC_OP_XOR] = KC_IX_XOR, [KC_OP_LT] = KC_IX_LT,   [KC_OP_LE] = KC_IX_LE,
-            [KC_OP_GT] = KC_IX_GT,   [KC_OP_GE] = KC_IX_GE,   [KC_OP_EQ] = KC_IX_EQ,
-            [KC_OP_NE] = KC_IX_NE,   [KC_OP_LAND] = KC_IX_LAND, [KC_OP_LOR] = KC_IX_LOR,
-        };
-        if (!map[e->op] || !kc_iexpr_apply(map[e->op], args, &out, NULL, 0))
+        if (!kc_iexpr_apply(kc_iexpr_op_of(e->op), args, &out, NULL, 0))
             return (cval){0};
         r.i = out;
         return r;
@@ -463,20 +455,11 @@ static kc_iexpr *to_iexpr(sema *S, const kc_expr *e, ix_mode mode, const char *w
         kc_iexpr *x = to_iexpr(S, e->a, mode, what);
         if (!x)
             return NULL;
-        kc_iexpr_op op = e->op == KC_OP_NEG ? KC_IX_NEG : e->op == KC_OP_NOT ? KC_IX_NOT : KC_IX_BNOT;
-        return kc_iexpr_make(a, op, x, NULL, NULL);
+        return kc_iexpr_make(a, kc_iexpr_op_of(e->op), x, NULL, NULL);
     }
     case KC_E_BINARY: {
-        static const kc_iexpr_op map[KC_OP_COUNT] = {
-            [KC_OP_ADD] = KC_IX_ADD, [KC_OP_SUB] = KC_IX_SUB, [KC_OP_MUL] = KC_IX_MUL,
-            [KC_OP_DIV] = KC_IX_DIV, [KC_OP_MOD] = KC_IX_MOD, [KC_OP_SHL] = KC_IX_SHL,
-            [KC_OP_SHR] = KC_IX_SHR, [KC_OP_AND] = KC_IX_AND, [KC_OP_OR] = KC_IX_OR,
-            [KC_OP_XOR] = KC_IX_XOR, [KC_OP_LT] = KC_IX_LT,   [KC_OP_LE] = KC_IX_LE,
-            [KC_OP_GT] = KC_IX_GT,   [KC_OP_GE] = KC_IX_GE,   [KC_OP_EQ] = KC_IX_EQ,
-            [KC_OP_NE] = KC_IX_NE,   [KC_OP_LAND] = KC_IX_LAND, [KC_OP_LOR] = KC_IX_LOR,
-        };
         kc_iexpr *x = to_iexpr(S, e->a, mode, what), *y = to_iexpr(S, e->b, mode, what);
-        return x && y ? kc_iexpr_make(a, map[e->op], x, y, NULL) : NULL;
+        return x && y ? kc_iexpr_make(a, kc_iexpr_op_of(e->op), x, y, NULL) : NULL;
     }
     case KC_E_COND: {
         kc_iexpr *x = to_iexpr(S, e->a, mode, what), *y = to_iexpr(S, e->b, mode, what),

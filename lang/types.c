@@ -1,9 +1,12 @@
 /*
- * types.c — kc's types and the tables of scalars, operators and built-ins.
+ * types.c — kc's types, and the rows of kc_lang.h's tables of scalars,
+ * operators and built-ins that code reads.
  * Scalar and vector types are singletons, so most comparisons are pointer
  * comparisons; arrays are made in the arena.
  */
-#include "kc_dsl.h"
+#include "kc_lang.h"
+
+#include "kc_iexpr.h"
 
 #include <string.h>
 
@@ -125,10 +128,15 @@ int kc_builtin_lookup(const char *name)
 
 const char *kc_op_text(kc_op op)
 {
-    static const char *text[KC_OP_COUNT] = {
-#define X(id, s) [KC_OP_##id] = s,
-        KC_OPS(X)
-#undef X
-    };
-    return op < KC_OP_COUNT ? text[op] : "?";
+    return op < KC_OP_COUNT ? kc_iexpr_op_spelling(kc_iexpr_op_of(op)) : "?";
+}
+
+int kc_op_precedence(kc_op op)
+{
+    return kc_iexpr_precedence(kc_iexpr_op_of(op));
+}
+
+int kc_op_arity(kc_op op)
+{
+    return kc_iexpr_arity(kc_iexpr_op_of(op));
 }

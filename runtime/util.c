@@ -144,95 +144,9 @@ const char *rt_type_name(kcrt_type t)
 
 /* ---- postfix to infix, for messages ----------------------------------------------------------- */
 
-/* C's precedence of each operator, higher binds tighter; calls and
- * leaves are 12. An operand is parenthesised only where C needs it. */
-static int precedence(const char *op)
-{
-    static const struct {
-        const char *op;
-        int prec;
-    } table[] = {{"*", 10}, {"/", 10}, {"%", 10}, {"+", 9},    {"-", 9},  {"<<", 8}, {">>", 8}, {"<", 7},
-                 {"<=", 7}, {">", 7},  {">=", 7}, {"==", 6},   {"!=", 6}, {"&", 5},  {"^", 4},  {"|", 3},
-                 {"&&", 2}, {"||", 1}, {"?:", 0}, {"neg", 11}, {"!", 11}, {"~", 11}};
-    for (size_t i = 0; i < RT_COUNT(table); i++)
-        if (strcmp(table[i].op, op) == 0)
-            return table[i].prec;
-    return 12;
-}
-
-enum { INFIX_DEPTH = 16, INFIX_WORD = 160 };
-
-typedef struct infix_item {
-    char text[INFIX_WORD];
-    int prec;
-} infix_item;
-
-/* text of an operand, in parentheses when its precedence is below min */
-static void operand(char *out, size_t len, const infix_item *it, int min)
-{
-    if (it->prec < min)
-        rt_printf(out, len, "(%s)", it->text);
-    else
-        rt_printf(out, len, "%s", it->text);
-}
-
-/* Combines the top `ar` items under operator w into r. */
-static void combine(const char *w, int ar, const infix_item *top, infix_item *r)
-{
-    char a[INFIX_WORD], b[INFIX_WORD], c[INFIX_WORD];
-    int p = precedence(w);
-    r->prec = p;
-    if (ar == 1) {
-        operand(a, sizeof(a), &top[0], 11);
-        rt_printf(r->text, sizeof(r->text), "%s%s", strcmp(w, "neg") == 0 ? "-" : w, a);
-    } else if (ar == 3) {
-        operand(a, sizeof(a), &top[0], 1), operand(b, sizeof(b), &top[1], 1),
-            operand(c, sizeof(c), &top[2], 0);
-        rt_printf(r->text, sizeof(r->text), "%s ? %s : %s", a, b, c);
-    } else if (p == 12) { /* min, max, cdiv */
-        rt_printf(r->text, sizeof(r->text), "%s(%s, %s)", w, top[0].text, top[1].text);
-    } else { /* left-associative: the right operand needs parentheses at equal precedence */
-        operand(a, sizeof(a), &top[0], p), operand(b, sizeof(b), &top[1], p + 1);
-        rt_printf(r->text, sizeof(r->text), "%s %s %s", a, w, b);
-    }
-}
-
 void rt_infix(const char *postfix, char *out, size_t len)
 {
-    infix_item stack[INFIX_DEPTH];
-    int sp = 0;
-    const char *p = postfix ? postfix : "";
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        const char *s = p;
-        while (*p && *p != ' ')
-            p++;
-        char w[64];
-        size_t n = (size_t)(p - s) < sizeof(w) - 1 ? (size_t)(p - s) : sizeof(w) - 1;
-        memcpy(w, s, n);
-        w[n] = 0;
-        kc_iexpr_op op = kc_iexpr_op_from_text(w, n);
-        int ar = op == KC_IX_NOPS ? 0 : kc_iexpr_arity(op);
-        if (ar > sp || (ar == 0 && sp == INFIX_DEPTH)) {
-            rt_printf(out, len, "%s", postfix); /* not an expression: as it is */
-            return;
-        }
-        infix_item r;
-        if (ar == 0) {
-            rt_printf(r.text, sizeof(r.text), "%s", w);
-            r.prec = 12;
-        } else
-            combine(w, ar, &stack[sp - ar], &r);
-        sp -= ar;
-        stack[sp++] = r;
-    }
-    if (sp != 1)
-        rt_printf(out, len, "%s", postfix ? postfix : "");
-    else
-        rt_printf(out, len, "%s", stack[0].text);
+    kc_iexpr_postfix_to_infix(postfix, false, out, len);
 }
 
 /* ---- half floats ------------------------------------------------------------------------------- */

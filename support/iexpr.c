@@ -76,60 +76,18 @@ void kc_iexpr_write_postfix(kc_buf *b, const kc_iexpr *e)
     kc_buf_printf(b, " %s", kc_iexpr_op_text(e->op));
 }
 
-/* C precedence levels, higher binds tighter. */
-static int prec(kc_iexpr_op op)
-{
-    switch (op) {
-    case KC_IX_SELECT: return 1;
-    case KC_IX_LOR: return 2;
-    case KC_IX_LAND: return 3;
-    case KC_IX_OR: return 4;
-    case KC_IX_XOR: return 5;
-    case KC_IX_AND: return 6;
-    case KC_IX_EQ: case KC_IX_NE: return 7;
-    case KC_IX_LT: case KC_IX_LE: case KC_IX_GT: case KC_IX_GE: return 8;
-    case KC_IX_SHL: case KC_IX_SHR: return 9;
-    case KC_IX_ADD: case KC_IX_SUB: return 10;
-    case KC_IX_MUL: case KC_IX_DIV: case KC_IX_MOD: return 11;
-    case KC_IX_NEG: case KC_IX_NOT: case KC_IX_BNOT: return 12;
-    default: return 13; /* leaves and calls */
-    }
-}
-
-static void infix(kc_buf *b, const kc_iexpr *e, int outer)
-{
-    int p = prec(e->op);
-    bool paren = p < outer;
-    if (paren)
-        kc_buf_putc(b, '(');
-    switch (e->op) {
-    case KC_IX_CONST: kc_buf_printf(b, "%lld", (long long)e->value); break;
-    case KC_IX_NAME: kc_buf_puts(b, e->name); break;
-    case KC_IX_NEG: kc_buf_putc(b, '-'), infix(b, e->a, p); break;
-    case KC_IX_NOT: case KC_IX_BNOT:
-        kc_buf_puts(b, kc_iexpr_op_text(e->op)), infix(b, e->a, p);
-        break;
-    case KC_IX_MIN: case KC_IX_MAX: case KC_IX_CDIV:
-        kc_buf_puts(b, e->op == KC_IX_CDIV ? "kc_cdiv(" : kc_iexpr_op_text(e->op));
-        if (e->op != KC_IX_CDIV)
-            kc_buf_putc(b, '(');
-        infix(b, e->a, 0), kc_buf_puts(b, ", "), infix(b, e->b, 0), kc_buf_putc(b, ')');
-        break;
-    case KC_IX_SELECT:
-        infix(b, e->a, p + 1), kc_buf_puts(b, " ? "), infix(b, e->b, p + 1);
-        kc_buf_puts(b, " : "), infix(b, e->c, p);
-        break;
-    default: /* binary, left-associative */
-        infix(b, e->a, p), kc_buf_printf(b, " %s ", kc_iexpr_op_text(e->op)), infix(b, e->b, p + 1);
-        break;
-    }
-    if (paren)
-        kc_buf_putc(b, ')');
-}
-
 void kc_iexpr_write_infix(kc_buf *b, const kc_iexpr *e)
 {
-    infix(b, e, 0);
+    kc_buf post = {0};
+    kc_iexpr_write_postfix(&post, e);
+    size_t len = 4 * post.len + 64; /* infix adds at most "kc_", parentheses and ", " per postfix word */
+    char *text = malloc(len);
+    if (text) {
+        kc_iexpr_postfix_to_infix(post.data, true, text, len);
+        kc_buf_puts(b, text);
+    }
+    free(text);
+    kc_buf_free(&post);
 }
 
 kc_iexpr *kc_iexpr_parse_postfix(kc_arena *a, const char *text, char *err, size_t errlen)
@@ -233,7 +191,7 @@ static kc_iexpr *ip_primary(infix_parser *P)
     kc_iexpr *r = NULL;
     const char *s = P->p;
     if (ip_accept(P, "(")) {
-        r = ip_expr(P, 1);
+        r = ip_expr(P, KC_PREC_SELECT);
         if (!ip_accept(P, ")"))
             ip_fail(P, "expected ')'");
     } else if (*s == '-' || *s == '!' || *s == '~' || *s == '+') {
@@ -257,10 +215,10 @@ static kc_iexpr *ip_primary(infix_parser *P)
                                                                    : KC_IX_NOPS;
             if (op == KC_IX_NOPS)
                 ip_fail(P, "unknown function");
-            kc_iexpr *x = ip_expr(P, 1);
+            kc_iexpr *x = ip_expr(P, KC_PREC_SELECT);
             if (!ip_accept(P, ","))
                 ip_fail(P, "expected ','");
-            kc_iexpr *y = ip_expr(P, 1);
+            kc_iexpr *y = ip_expr(P, KC_PREC_SELECT);
             if (!ip_accept(P, ")"))
                 ip_fail(P, "expected ')'");
             r = kc_iexpr_make(P->a, op, x, y, NULL);
@@ -274,17 +232,21 @@ static kc_iexpr *ip_primary(infix_parser *P)
     return r;
 }
 
-static const struct {
-    const char *s;
-    kc_iexpr_op op;
-    int prec;
-} infix_ops[] = {
-    {"||", KC_IX_LOR, 2}, {"&&", KC_IX_LAND, 3}, {"==", KC_IX_EQ, 7}, {"!=", KC_IX_NE, 7},
-    {"<=", KC_IX_LE, 8},  {">=", KC_IX_GE, 8},   {"<<", KC_IX_SHL, 9}, {">>", KC_IX_SHR, 9},
-    {"|", KC_IX_OR, 4},   {"^", KC_IX_XOR, 5},   {"&", KC_IX_AND, 6},  {"<", KC_IX_LT, 8},
-    {">", KC_IX_GT, 8},   {"+", KC_IX_ADD, 10},  {"-", KC_IX_SUB, 10}, {"*", KC_IX_MUL, 11},
-    {"/", KC_IX_DIV, 11}, {"%", KC_IX_MOD, 11},
-};
+/* The binary operator the text begins with, the longest ("<=" before
+ * "<"); KC_IX_NOPS when none. */
+static kc_iexpr_op binary_at(const char *p)
+{
+    kc_iexpr_op best = KC_IX_NOPS;
+    size_t longest = 0;
+    for (int op = KC_IX_NEG; op < KC_IX_NOPS; op++) {
+        const char *s = kc_iexpr_op_spelling((kc_iexpr_op)op);
+        size_t n = strlen(s);
+        if (kc_iexpr_arity((kc_iexpr_op)op) == 2 && kc_iexpr_precedence((kc_iexpr_op)op) < KC_PREC_CALL &&
+            n > longest && strncmp(p, s, n) == 0)
+            best = (kc_iexpr_op)op, longest = n;
+    }
+    return best;
+}
 
 /* Precedence climbing over C's binary operators, then ?: at the lowest. */
 static kc_iexpr *ip_expr(infix_parser *P, int min_prec)
@@ -292,21 +254,18 @@ static kc_iexpr *ip_expr(infix_parser *P, int min_prec)
     kc_iexpr *lhs = ip_primary(P);
     for (;;) {
         ip_space(P);
-        int k = -1; /* the longest operator here (two-character ones are listed first) */
-        for (size_t i = 0; i < KC_COUNT(infix_ops) && k < 0; i++)
-            if (strncmp(P->p, infix_ops[i].s, strlen(infix_ops[i].s)) == 0)
-                k = (int)i;
-        if (k < 0 || infix_ops[k].prec < min_prec || P->failed)
+        kc_iexpr_op op = binary_at(P->p);
+        if (op == KC_IX_NOPS || kc_iexpr_precedence(op) < min_prec || P->failed)
             break;
-        P->p += strlen(infix_ops[k].s);
-        kc_iexpr *rhs = ip_expr(P, infix_ops[k].prec + 1);
-        lhs = kc_iexpr_make(P->a, infix_ops[k].op, lhs, rhs, NULL);
+        P->p += strlen(kc_iexpr_op_spelling(op));
+        kc_iexpr *rhs = ip_expr(P, kc_iexpr_precedence(op) + 1);
+        lhs = kc_iexpr_make(P->a, op, lhs, rhs, NULL);
     }
-    if (min_prec <= 1 && ip_accept(P, "?")) {
-        kc_iexpr *b = ip_expr(P, 1);
+    if (min_prec <= KC_PREC_SELECT && ip_accept(P, "?")) {
+        kc_iexpr *b = ip_expr(P, KC_PREC_SELECT);
         if (!ip_accept(P, ":"))
             ip_fail(P, "expected ':'");
-        kc_iexpr *c = ip_expr(P, 1);
+        kc_iexpr *c = ip_expr(P, KC_PREC_SELECT);
         lhs = kc_iexpr_make(P->a, KC_IX_SELECT, lhs, b, c);
     }
     return lhs;
@@ -315,7 +274,7 @@ static kc_iexpr *ip_expr(infix_parser *P, int min_prec)
 kc_iexpr *kc_iexpr_parse_infix(kc_arena *a, const char *text, char *err, size_t errlen)
 {
     infix_parser P = {a, text, err, errlen, 0, false};
-    kc_iexpr *e = ip_expr(&P, 1);
+    kc_iexpr *e = ip_expr(&P, KC_PREC_SELECT);
     ip_space(&P);
     if (*P.p)
         ip_fail(&P, "unexpected text");

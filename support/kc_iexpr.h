@@ -21,44 +21,30 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kc_lang.h"
 #include "kc_support.h"
 
-/* X(op, text, arity) — the one table of operators. */
-#define KC_IEXPR_OPS(X)                                                                            \
-    X(NEG, "neg", 1)                                                                               \
-    X(NOT, "!", 1)                                                                                 \
-    X(BNOT, "~", 1)                                                                                \
-    X(ADD, "+", 2)                                                                                 \
-    X(SUB, "-", 2)                                                                                 \
-    X(MUL, "*", 2)                                                                                 \
-    X(DIV, "/", 2)                                                                                 \
-    X(MOD, "%", 2)                                                                                 \
-    X(SHL, "<<", 2)                                                                                \
-    X(SHR, ">>", 2)                                                                                \
-    X(AND, "&", 2)                                                                                 \
-    X(OR, "|", 2)                                                                                  \
-    X(XOR, "^", 2)                                                                                 \
-    X(LT, "<", 2)                                                                                  \
-    X(LE, "<=", 2)                                                                                 \
-    X(GT, ">", 2)                                                                                  \
-    X(GE, ">=", 2)                                                                                 \
-    X(EQ, "==", 2)                                                                                 \
-    X(NE, "!=", 2)                                                                                 \
-    X(LAND, "&&", 2)                                                                               \
-    X(LOR, "||", 2)                                                                                \
-    X(MIN, "min", 2)                                                                               \
-    X(MAX, "max", 2)                                                                               \
-    X(CDIV, "cdiv", 2)                                                                             \
-    X(SELECT, "?:", 3)
+/* Every operator of an integer expression: the language's (kc_lang.h's
+ * KC_OPS, in their order) and then min, max, cdiv and ?:. */
+#define KC_IEXPR_OPS(X) KC_OPS(X) KC_IEXPR_ONLY_OPS(X)
 
 typedef enum {
     KC_IX_CONST,
     KC_IX_NAME, /* a scalar parameter or a tunable */
-#define X(op, text, arity) KC_IX_##op,
+#define X(id, s, w, n, p) KC_IX_##id,
     KC_IEXPR_OPS(X)
 #undef X
         KC_IX_NOPS
 } kc_iexpr_op;
+
+/* The integer-expression operator of a language operator: the same row. */
+static inline kc_iexpr_op kc_iexpr_op_of(kc_op op) { return (kc_iexpr_op)(KC_IX_NEG + (int)op); }
+/* The language operator of an integer-expression one; KC_OP_COUNT for
+ * min, max, cdiv and ?:. */
+static inline kc_op kc_op_of_iexpr(kc_iexpr_op op)
+{
+    return op >= KC_IX_NEG && op < KC_IX_NEG + KC_OP_COUNT ? (kc_op)(op - KC_IX_NEG) : KC_OP_COUNT;
+}
 
 typedef struct kc_iexpr kc_iexpr;
 struct kc_iexpr {
@@ -103,5 +89,18 @@ bool kc_iexpr_eval_postfix(const char *text, kc_iexpr_lookup lookup, void *user,
 bool kc_iexpr_apply(kc_iexpr_op op, const int64_t *args, int64_t *out, char *err, size_t errlen);
 /* Maps operator text ("cdiv", "+") to its op; KC_IX_NOPS when unknown. */
 kc_iexpr_op kc_iexpr_op_from_text(const char *text, size_t len);
+/* An operator as kc source spells it ("-" for neg, "kc_cdiv" for cdiv). */
+const char *kc_iexpr_op_spelling(kc_iexpr_op op);
+/* Its C precedence (kc_lang.h's KC_PREC_*); KC_PREC_CALL for leaves. */
+int kc_iexpr_precedence(kc_iexpr_op op);
+
+/* The one infix printer: postfix text as C-like infix, parenthesised only
+ * where C needs it ("n WG * 2 +" -> "n * WG + 2"), into out (always
+ * terminated, cut at len). min, max and cdiv are written as calls, spelled
+ * as kc source does (kc_cdiv) when `source`, else as in the postfix text.
+ * Text that is not one expression, or nests deeper than
+ * KC_IEXPR_MAX_DEPTH, is copied as it is, and the result is false. */
+enum { KC_IEXPR_MAX_DEPTH = 64 };
+bool kc_iexpr_postfix_to_infix(const char *postfix, bool source, char *out, size_t len);
 
 #endif

@@ -1,0 +1,251 @@
+/*
+ * kc_lang.h — the vocabulary of the kc language, below the front end,
+ * kir, the backends and libkcrt: its scalar types, its operators and its
+ * built-in functions, each an X-macro table whose columns say what every
+ * consumer needs (STYLE.md: "tables, not switches").
+ *
+ *   operators  spelling, postfix word, arity, C precedence; the parser,
+ *              the integer expressions (support/kc_iexpr.h), the infix
+ *              printer and libkcrt's messages read the same rows
+ *   scalars    spelling, bits, float, signed; with the scalar ABI of
+ *              kernel arguments (kc_scalar_arg_bytes)
+ *   built-ins  name, arity, typing rule; the backends' lowerings are
+ *              indexed by the same IDs
+ *
+ * Adding an operator or a built-in is one row here plus its semantics:
+ * docs/contributing.md walks through it. Types are made in lang/types.c.
+ */
+#ifndef KC_LANG_H
+#define KC_LANG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kc_support.h"
+
+typedef struct kc_iexpr kc_iexpr;
+
+/* ---- operators --------------------------------------------------------- */
+
+/* C's precedence levels, higher binds tighter. */
+enum {
+    KC_PREC_SELECT = 1, /* ?: */
+    KC_PREC_LOR,
+    KC_PREC_LAND,
+    KC_PREC_OR,
+    KC_PREC_XOR,
+    KC_PREC_AND,
+    KC_PREC_EQ,
+    KC_PREC_REL,
+    KC_PREC_SHIFT,
+    KC_PREC_ADD,
+    KC_PREC_MUL,
+    KC_PREC_UNARY,
+    KC_PREC_CALL, /* calls and leaves */
+};
+
+/*
+ * X(ID, spelling in kc source, word in postfix text, arity, precedence).
+ * KC_OPS are the language's operators (kc_op); KC_IEXPR_ONLY_OPS exist
+ * only in integer expressions (kc_iexpr_op, which has all rows in this
+ * order): min, max and kc_cdiv are calls in the source, ?: is C's.
+ */
+#define KC_OPS(X)                                                                                  \
+    X(NEG, "-", "neg", 1, KC_PREC_UNARY)                                                           \
+    X(NOT, "!", "!", 1, KC_PREC_UNARY)                                                             \
+    X(BNOT, "~", "~", 1, KC_PREC_UNARY)                                                            \
+    X(ADD, "+", "+", 2, KC_PREC_ADD)                                                               \
+    X(SUB, "-", "-", 2, KC_PREC_ADD)                                                               \
+    X(MUL, "*", "*", 2, KC_PREC_MUL)                                                               \
+    X(DIV, "/", "/", 2, KC_PREC_MUL)                                                               \
+    X(MOD, "%", "%", 2, KC_PREC_MUL)                                                               \
+    X(SHL, "<<", "<<", 2, KC_PREC_SHIFT)                                                           \
+    X(SHR, ">>", ">>", 2, KC_PREC_SHIFT)                                                           \
+    X(AND, "&", "&", 2, KC_PREC_AND)                                                               \
+    X(OR, "|", "|", 2, KC_PREC_OR)                                                                 \
+    X(XOR, "^", "^", 2, KC_PREC_XOR)                                                               \
+    X(LT, "<", "<", 2, KC_PREC_REL)                                                                \
+    X(LE, "<=", "<=", 2, KC_PREC_REL)                                                              \
+    X(GT, ">", ">", 2, KC_PREC_REL)                                                                \
+    X(GE, ">=", ">=", 2, KC_PREC_REL)                                                              \
+    X(EQ, "==", "==", 2, KC_PREC_EQ)                                                               \
+    X(NE, "!=", "!=", 2, KC_PREC_EQ)                                                               \
+    X(LAND, "&&", "&&", 2, KC_PREC_LAND)                                                           \
+    X(LOR, "||", "||", 2, KC_PREC_LOR)
+
+#define KC_IEXPR_ONLY_OPS(X)                                                                       \
+    X(MIN, "min", "min", 2, KC_PREC_CALL)                                                          \
+    X(MAX, "max", "max", 2, KC_PREC_CALL)                                                          \
+    X(CDIV, "kc_cdiv", "cdiv", 2, KC_PREC_CALL)                                                    \
+    X(SELECT, "?:", "?:", 3, KC_PREC_SELECT)
+
+typedef enum {
+#define X(id, s, w, n, p) KC_OP_##id,
+    KC_OPS(X)
+#undef X
+        KC_OP_COUNT
+} kc_op;
+
+/* The spelling of an operator in kc source ("-" for NEG). */
+const char *kc_op_text(kc_op op);
+/* Its precedence (KC_PREC_*) and number of operands. */
+int kc_op_precedence(kc_op op);
+int kc_op_arity(kc_op op);
+
+/* ---- types ------------------------------------------------------------ */
+
+/* X(name, C spelling, bits, is_float, is_signed) */
+#define KC_SCALARS(X)                                                                              \
+    X(VOID, "void", 0, 0, 0)                                                                       \
+    X(BOOL, "bool", 32, 0, 0)                                                                      \
+    X(INT, "int", 32, 0, 1)                                                                        \
+    X(UINT, "uint", 32, 0, 0)                                                                      \
+    X(LONG, "long", 64, 0, 1)                                                                      \
+    X(ULONG, "ulong", 64, 0, 0)                                                                    \
+    X(HALF, "half", 16, 1, 1)                                                                      \
+    X(FLOAT, "float", 32, 1, 1)
+
+typedef enum {
+#define X(n, s, b, f, sg) KC_S_##n,
+    KC_SCALARS(X)
+#undef X
+        KC_S_COUNT
+} kc_scalar;
+
+typedef enum {
+    KC_TY_SCALAR, /* lanes == 1 */
+    KC_TY_VECTOR, /* lanes 2 or 4 */
+    KC_TY_ARRAY,  /* fixed extent; elem may be another array */
+    KC_TY_ERROR,  /* after a reported error; silences follow-on errors */
+} kc_type_kind;
+
+typedef struct kc_type kc_type;
+struct kc_type {
+    kc_type_kind kind;
+    kc_scalar scalar;   /* scalar and vector: the component type */
+    int lanes;          /* 1, 2 or 4 */
+    const kc_type *elem; /* array: the element type */
+    kc_iexpr *len;      /* array: extent, over tunables and constants */
+};
+
+const kc_type *kc_type_scalar(kc_scalar s);
+const kc_type *kc_type_vector(kc_scalar s, int lanes); /* lanes 1 gives the scalar */
+const kc_type *kc_type_error(void);
+const kc_type *kc_type_array(kc_arena *a, const kc_type *elem, kc_iexpr *len);
+bool kc_type_equal(const kc_type *a, const kc_type *b);
+bool kc_type_is_int(const kc_type *t);   /* int, uint, long, ulong scalar or vector */
+bool kc_type_is_float(const kc_type *t); /* half, float scalar or vector */
+bool kc_type_is_arith(const kc_type *t); /* int or float, not bool */
+bool kc_scalar_is_float(kc_scalar s);
+bool kc_scalar_is_signed(kc_scalar s);
+int kc_scalar_bits(kc_scalar s);
+const char *kc_scalar_name(kc_scalar s);
+/* Spells a type as a user would write it: "float", "half4", "float[16][17]". */
+const char *kc_type_name(kc_arena *a, const kc_type *t);
+/* The innermost non-array type of t. */
+const kc_type *kc_type_base(const kc_type *t);
+
+/* ---- built-in functions ---------------------------------------------- */
+
+/*
+ * X(ID, "name", nargs, rule)
+ * rule says how arguments and result are typed (see sema.c):
+ *   ID      int argument (dimension 0..2) -> int       kc_global_id(d)
+ *   ID0     no argument -> int                          kc_subgroup_size()
+ *   F1      float-ish (float/half scalar or vector) -> same type
+ *   F2, F3  two, three of the same float-ish type -> that type
+ *   A1..A3  any arithmetic (int/float, vector ok), same type -> same type
+ *   SG1     subgroup reduction of an arithmetic scalar -> same
+ *   SG2     (value, int lane) -> value's type
+ *   ATOM    (&int/uint/float element, value) -> old value
+ *   CAS     (&int/uint element, compare, value) -> old value
+ *   BAR     no arguments, no result (a statement)
+ *   CDIV    (int, int) -> int, integer types only
+ *   BITS    bit reinterpretation (fixed types, see sema)
+ * The backends read the same table to find their lowering for each ID.
+ */
+#define KC_BUILTINS(X)                                                                             \
+    X(GLOBAL_ID, "kc_global_id", 1, ID)                                                            \
+    X(LOCAL_ID, "kc_local_id", 1, ID)                                                              \
+    X(GROUP_ID, "kc_group_id", 1, ID)                                                              \
+    X(GROUP_SIZE, "kc_group_size", 1, ID)                                                          \
+    X(NUM_GROUPS, "kc_num_groups", 1, ID)                                                          \
+    X(SUBGROUP_SIZE, "kc_subgroup_size", 0, ID0)                                                   \
+    X(SUBGROUP_ID, "kc_subgroup_id", 0, ID0)                                                       \
+    X(SUBGROUP_LOCAL_ID, "kc_subgroup_local_id", 0, ID0)                                           \
+    X(BARRIER, "kc_barrier", 0, BAR)                                                               \
+    X(SUBGROUP_ADD, "kc_subgroup_add", 1, SG1)                                                     \
+    X(SUBGROUP_MIN, "kc_subgroup_min", 1, SG1)                                                     \
+    X(SUBGROUP_MAX, "kc_subgroup_max", 1, SG1)                                                     \
+    X(SUBGROUP_SHUFFLE, "kc_subgroup_shuffle", 2, SG2)                                             \
+    X(SUBGROUP_BROADCAST, "kc_subgroup_broadcast", 2, SG2)                                         \
+    X(ATOMIC_ADD, "kc_atomic_add", 2, ATOM)                                                        \
+    X(ATOMIC_MIN, "kc_atomic_min", 2, ATOM)                                                        \
+    X(ATOMIC_MAX, "kc_atomic_max", 2, ATOM)                                                        \
+    X(ATOMIC_XCHG, "kc_atomic_xchg", 2, ATOM)                                                      \
+    X(ATOMIC_CAS, "kc_atomic_cas", 3, CAS)                                                         \
+    X(SQRT, "sqrtf", 1, F1)                                                                        \
+    X(RSQRT, "rsqrtf", 1, F1)                                                                      \
+    X(EXP, "expf", 1, F1)                                                                          \
+    X(EXP2, "exp2f", 1, F1)                                                                        \
+    X(LOG, "logf", 1, F1)                                                                          \
+    X(LOG2, "log2f", 1, F1)                                                                        \
+    X(POW, "powf", 2, F2)                                                                          \
+    X(SIN, "sinf", 1, F1)                                                                          \
+    X(COS, "cosf", 1, F1)                                                                          \
+    X(TAN, "tanf", 1, F1)                                                                          \
+    X(TANH, "tanhf", 1, F1)                                                                        \
+    X(ERF, "erff", 1, F1)                                                                          \
+    X(FABS, "fabsf", 1, F1)                                                                        \
+    X(FLOOR, "floorf", 1, F1)                                                                      \
+    X(CEIL, "ceilf", 1, F1)                                                                        \
+    X(ROUND, "roundf", 1, F1)                                                                      \
+    X(FMIN, "fminf", 2, F2)                                                                        \
+    X(FMAX, "fmaxf", 2, F2)                                                                        \
+    X(FMA, "fmaf", 3, F3)                                                                          \
+    X(COPYSIGN, "copysignf", 2, F2)                                                                \
+    X(MIN, "min", 2, A2)                                                                           \
+    X(MAX, "max", 2, A2)                                                                           \
+    X(CLAMP, "clamp", 3, A3)                                                                       \
+    X(CDIV, "kc_cdiv", 2, CDIV)                                                                    \
+    X(FAST_SQRT, "kc_fast_sqrtf", 1, F1)                                                           \
+    X(FAST_RSQRT, "kc_fast_rsqrtf", 1, F1)                                                         \
+    X(FAST_EXP, "kc_fast_expf", 1, F1)                                                             \
+    X(FAST_EXP2, "kc_fast_exp2f", 1, F1)                                                           \
+    X(FAST_LOG, "kc_fast_logf", 1, F1)                                                             \
+    X(FAST_LOG2, "kc_fast_log2f", 1, F1)                                                           \
+    X(FAST_POW, "kc_fast_powf", 2, F2)                                                             \
+    X(FAST_SIN, "kc_fast_sinf", 1, F1)                                                             \
+    X(FAST_COS, "kc_fast_cosf", 1, F1)                                                             \
+    X(FAST_TAN, "kc_fast_tanf", 1, F1)                                                             \
+    X(FAST_TANH, "kc_fast_tanhf", 1, F1)                                                           \
+    X(FAST_DIV, "kc_fast_divf", 2, F2)                                                             \
+    X(AS_UINT, "kc_as_uint", 1, BITS)                                                              \
+    X(AS_INT, "kc_as_int", 1, BITS)                                                                \
+    X(AS_FLOAT, "kc_as_float", 1, BITS)                                                            \
+    X(MUL_HI, "kc_mul_hi", 2, MULHI)
+
+typedef enum {
+#define X(id, name, n, rule) KC_B_##id,
+    KC_BUILTINS(X)
+#undef X
+        KC_B_COUNT
+} kc_builtin;
+
+typedef enum {
+    KC_RULE_ID, KC_RULE_ID0, KC_RULE_BAR, KC_RULE_F1, KC_RULE_F2, KC_RULE_F3, KC_RULE_A2,
+    KC_RULE_A3, KC_RULE_SG1, KC_RULE_SG2, KC_RULE_ATOM, KC_RULE_CAS, KC_RULE_CDIV,
+    KC_RULE_BITS, KC_RULE_MULHI,
+} kc_builtin_rule;
+
+typedef struct kc_builtin_info {
+    const char *name;
+    int nargs;
+    kc_builtin_rule rule;
+} kc_builtin_info;
+
+extern const kc_builtin_info kc_builtins[KC_B_COUNT];
+/* The builtin called name, or -1. */
+int kc_builtin_lookup(const char *name);
+
+#endif
