@@ -3,6 +3,8 @@
  */
 #include "ir_private.h"
 
+#include "kc_dsl.h"
+
 #include <string.h>
 
 const char *const kc_ir_pass_names[] = {"lower", "specialize", "inline", "fold", "unroll", "dce", "bounds", NULL};

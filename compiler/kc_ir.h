@@ -23,7 +23,15 @@
 #ifndef KC_IR_H
 #define KC_IR_H
 
-#include "kc_dsl.h"
+#include "kc_iexpr.h"
+#include "kc_lang.h"
+#include "kc_support.h"
+
+/* The syntax tree is the front end's (kc_dsl.h): kir is made from it by
+ * kc_ir_lower and knows nothing else of it. */
+typedef struct kc_program kc_program;
+typedef struct kc_func kc_func;
+typedef struct kc_tunable kc_tunable;
 
 typedef struct kc_ir_expr kc_ir_expr;
 typedef struct kc_ir_stmt kc_ir_stmt;
@@ -172,7 +180,6 @@ struct kc_ir_func {
     kc_iexpr *grid[3];    /* kernels: workgroups over scalar parameters and tunables */
     int64_t wg_size[3];   /* kernels, once specialised */
     kc_ir_var *ret_var;   /* helpers: where inlining puts the result */
-    const kc_func *ast;
 };
 
 /* One binding of tunables to values: a variant. */
@@ -185,7 +192,7 @@ typedef struct kc_ir_binding {
 typedef struct kc_ir_module {
     kc_arena *arena;
     kc_diag *diag;
-    const kc_program *prog;
+    kc_ir_binding defaults; /* every tunable of the program at its default */
     kc_ir_func *kernel;
     kc_vec helpers;       /* kc_ir_func*, until inlined */
     kc_vec consts;        /* kc_ir_var* file-scope constant arrays used */

@@ -9,6 +9,8 @@
  */
 #include "ir_private.h"
 
+#include "kc_dsl.h"
+
 #include <string.h>
 
 typedef struct lower {
@@ -922,7 +924,6 @@ static kc_ir_func *lower_func(lower *L, const kc_func *ast)
     f->is_kernel = ast->is_kernel;
     f->may_alias = ast->may_alias;
     f->ret = ast->ret;
-    f->ast = ast;
     kc_map_put(L->a, &L->funcs, ast->name, f);
     /* the state of the caller, restored below: helpers are lowered on
      * first call, in the middle of their caller */
@@ -995,6 +996,21 @@ static kc_ir_var *const_var(lower *L, const kc_sym *c)
     return v;
 }
 
+/* Every tunable of the program at its default: what specialisation gives
+ * a tunable the binding does not name. */
+static kc_ir_binding tunable_defaults(kc_arena *a, const kc_program *prog)
+{
+    kc_ir_binding b = {prog->tunables.len, NULL, NULL};
+    b.names = kc_arena_alloc(a, sizeof(const char *) * (size_t)(b.n + 1));
+    b.values = kc_arena_alloc(a, sizeof(int64_t) * (size_t)(b.n + 1));
+    for (int i = 0; i < b.n; i++) {
+        const kc_tunable *t = prog->tunables.items[i];
+        b.names[i] = t->name;
+        b.values[i] = t->def;
+    }
+    return b;
+}
+
 kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, const kc_func *kernel,
                           const kc_ir_options *o)
 {
@@ -1007,7 +1023,7 @@ kc_ir_module *kc_ir_lower(kc_arena *a, kc_diag *diag, const kc_program *prog, co
     L.m = KC_NEW(a, kc_ir_module);
     L.m->arena = a;
     L.m->diag = diag;
-    L.m->prog = prog;
+    L.m->defaults = tunable_defaults(a, prog);
     L.m->kernel = lower_func(&L, kernel);
     return L.failed ? NULL : L.m;
 }

@@ -6,6 +6,7 @@
  */
 #include "ir_private.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define KC_IR_MAX_PRIVATE_ELEMS (1 << 16)
@@ -21,14 +22,11 @@ static kc_ir_expr *bind(void *user, kc_ir_expr *e)
     spec *S = user;
     if (e->kind != KIR_TUNABLE)
         return e;
-    int64_t v;
-    if (!kc_ir_binding_lookup((void *)S->b, e->name, &v)) {
-        for (int i = 0; i < S->m->prog->tunables.len; i++) {
-            const kc_tunable *t = S->m->prog->tunables.items[i];
-            if (strcmp(t->name, e->name) == 0)
-                v = t->def;
-        }
-    }
+    int64_t v = 0;
+    bool bound = kc_ir_binding_lookup((void *)S->b, e->name, &v) ||
+                 kc_ir_binding_lookup((void *)&S->m->defaults, e->name, &v);
+    assert(bound && "lowering makes KIR_TUNABLE only of a declared tunable");
+    (void)bound;
     return kc_ir_const_int(S->m->arena, e->type, (uint64_t)v);
 }
 

@@ -62,7 +62,7 @@ static void check_expr(validator *V, const kc_ir_expr *e, kc_loc loc)
             BAD(V, loc, "a load whose index is not an integer");
         if (!e->root.var && !e->root.param)
             BAD(V, loc, "a load with no memory");
-        if (e->root.var && e->root.var->mem == KIR_MEM_REF && !V->fn->ast->is_kernel)
+        if (e->root.var && e->root.var->mem == KIR_MEM_REF && !V->fn->is_kernel)
             break;
         if (e->root.var && !e->root.var->is_array)
             BAD(V, loc, "a load from '%s', which is not an array", e->root.var->name);

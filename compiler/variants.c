@@ -6,6 +6,8 @@
  */
 #include "ir_private.h"
 
+#include "kc_dsl.h"
+
 #include <stdlib.h>
 #include <string.h>
 
