@@ -45,42 +45,52 @@ enum {
 };
 
 /*
- * X(ID, spelling in kc source, word in postfix text, arity, precedence).
+ * X(ID, spelling in kc source, word in postfix text, arity, precedence,
+ *   SPIR-V float, signed, unsigned, bool, LLVM float, signed, unsigned)
+ *
  * KC_OPS are the language's operators (kc_op); KC_IEXPR_ONLY_OPS exist
  * only in integer expressions (kc_iexpr_op, which has all rows in this
  * order): min, max and kc_cdiv are calls in the source, ?: is C's.
+ *
+ * The lowering columns say, by the type of the operands, what each
+ * backend emits: a SpvOp name without "SpvOp" (Nop: no such operation on
+ * that type; the front end refuses it), and for LLVM an LLVMOpcode name
+ * without "LLVM" for arithmetic, or the LLVMRealPredicate /
+ * LLVMIntPredicate name for a comparison (None: lowered by hand — the
+ * unary operators — or not on that type). Bool counts as unsigned for
+ * LLVM, where it is an i1.
  */
-#define KC_OPS(X)                                                                                  \
-    X(NEG, "-", "neg", 1, KC_PREC_UNARY)                                                           \
-    X(NOT, "!", "!", 1, KC_PREC_UNARY)                                                             \
-    X(BNOT, "~", "~", 1, KC_PREC_UNARY)                                                            \
-    X(ADD, "+", "+", 2, KC_PREC_ADD)                                                               \
-    X(SUB, "-", "-", 2, KC_PREC_ADD)                                                               \
-    X(MUL, "*", "*", 2, KC_PREC_MUL)                                                               \
-    X(DIV, "/", "/", 2, KC_PREC_MUL)                                                               \
-    X(MOD, "%", "%", 2, KC_PREC_MUL)                                                               \
-    X(SHL, "<<", "<<", 2, KC_PREC_SHIFT)                                                           \
-    X(SHR, ">>", ">>", 2, KC_PREC_SHIFT)                                                           \
-    X(AND, "&", "&", 2, KC_PREC_AND)                                                               \
-    X(OR, "|", "|", 2, KC_PREC_OR)                                                                 \
-    X(XOR, "^", "^", 2, KC_PREC_XOR)                                                               \
-    X(LT, "<", "<", 2, KC_PREC_REL)                                                                \
-    X(LE, "<=", "<=", 2, KC_PREC_REL)                                                              \
-    X(GT, ">", ">", 2, KC_PREC_REL)                                                                \
-    X(GE, ">=", ">=", 2, KC_PREC_REL)                                                              \
-    X(EQ, "==", "==", 2, KC_PREC_EQ)                                                               \
-    X(NE, "!=", "!=", 2, KC_PREC_EQ)                                                               \
-    X(LAND, "&&", "&&", 2, KC_PREC_LAND)                                                           \
-    X(LOR, "||", "||", 2, KC_PREC_LOR)
+#define KC_OPS(X)                                                                                                     \
+    X(NEG, "-", "neg", 1, KC_PREC_UNARY, FNegate, SNegate, SNegate, Nop, None, None, None)                            \
+    X(NOT, "!", "!", 1, KC_PREC_UNARY, Nop, Nop, Nop, LogicalNot, None, None, None)                                   \
+    X(BNOT, "~", "~", 1, KC_PREC_UNARY, Not, Not, Not, Not, None, None, None)                                         \
+    X(ADD, "+", "+", 2, KC_PREC_ADD, FAdd, IAdd, IAdd, IAdd, FAdd, Add, Add)                                          \
+    X(SUB, "-", "-", 2, KC_PREC_ADD, FSub, ISub, ISub, ISub, FSub, Sub, Sub)                                          \
+    X(MUL, "*", "*", 2, KC_PREC_MUL, FMul, IMul, IMul, IMul, FMul, Mul, Mul)                                          \
+    X(DIV, "/", "/", 2, KC_PREC_MUL, FDiv, SDiv, UDiv, UDiv, FDiv, SDiv, UDiv)                                        \
+    X(MOD, "%", "%", 2, KC_PREC_MUL, Nop, SRem, UMod, UMod, None, SRem, URem)                                         \
+    X(SHL, "<<", "<<", 2, KC_PREC_SHIFT, Nop, ShiftLeftLogical, ShiftLeftLogical, ShiftLeftLogical, None, Shl, Shl)   \
+    X(SHR, ">>", ">>", 2, KC_PREC_SHIFT, Nop, ShiftRightArithmetic, ShiftRightLogical, ShiftRightLogical, None, AShr, LShr) \
+    X(AND, "&", "&", 2, KC_PREC_AND, Nop, BitwiseAnd, BitwiseAnd, BitwiseAnd, None, And, And)                         \
+    X(OR, "|", "|", 2, KC_PREC_OR, Nop, BitwiseOr, BitwiseOr, BitwiseOr, None, Or, Or)                                \
+    X(XOR, "^", "^", 2, KC_PREC_XOR, Nop, BitwiseXor, BitwiseXor, BitwiseXor, None, Xor, Xor)                         \
+    X(LT, "<", "<", 2, KC_PREC_REL, FOrdLessThan, SLessThan, ULessThan, ULessThan, RealOLT, IntSLT, IntULT)           \
+    X(LE, "<=", "<=", 2, KC_PREC_REL, FOrdLessThanEqual, SLessThanEqual, ULessThanEqual, ULessThanEqual, RealOLE, IntSLE, IntULE) \
+    X(GT, ">", ">", 2, KC_PREC_REL, FOrdGreaterThan, SGreaterThan, UGreaterThan, UGreaterThan, RealOGT, IntSGT, IntUGT) \
+    X(GE, ">=", ">=", 2, KC_PREC_REL, FOrdGreaterThanEqual, SGreaterThanEqual, UGreaterThanEqual, UGreaterThanEqual, RealOGE, IntSGE, IntUGE) \
+    X(EQ, "==", "==", 2, KC_PREC_EQ, FOrdEqual, IEqual, IEqual, LogicalEqual, RealOEQ, IntEQ, IntEQ)                  \
+    X(NE, "!=", "!=", 2, KC_PREC_EQ, FUnordNotEqual, INotEqual, INotEqual, LogicalNotEqual, RealUNE, IntNE, IntNE)    \
+    X(LAND, "&&", "&&", 2, KC_PREC_LAND, Nop, Nop, Nop, LogicalAnd, None, None, And)                                  \
+    X(LOR, "||", "||", 2, KC_PREC_LOR, Nop, Nop, Nop, LogicalOr, None, None, Or)
 
-#define KC_IEXPR_ONLY_OPS(X)                                                                       \
-    X(MIN, "min", "min", 2, KC_PREC_CALL)                                                          \
-    X(MAX, "max", "max", 2, KC_PREC_CALL)                                                          \
-    X(CDIV, "kc_cdiv", "cdiv", 2, KC_PREC_CALL)                                                    \
-    X(SELECT, "?:", "?:", 3, KC_PREC_SELECT)
+#define KC_IEXPR_ONLY_OPS(X)                                                                                          \
+    X(MIN, "min", "min", 2, KC_PREC_CALL, Nop, Nop, Nop, Nop, None, None, None)                                       \
+    X(MAX, "max", "max", 2, KC_PREC_CALL, Nop, Nop, Nop, Nop, None, None, None)                                       \
+    X(CDIV, "kc_cdiv", "cdiv", 2, KC_PREC_CALL, Nop, Nop, Nop, Nop, None, None, None)                                 \
+    X(SELECT, "?:", "?:", 3, KC_PREC_SELECT, Nop, Nop, Nop, Nop, None, None, None)
 
 typedef enum {
-#define X(id, s, w, n, p) KC_OP_##id,
+#define X(id, s, w, n, p, ...) KC_OP_##id,
     KC_OPS(X)
 #undef X
         KC_OP_COUNT

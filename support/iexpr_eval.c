@@ -15,7 +15,7 @@ static const struct {
     const char *spelling; /* in kc source */
     int arity, prec;
 } ops[KC_IX_NOPS] = {
-#define X(id, s, w, n, p) [KC_IX_##id] = {w, s, n, p},
+#define X(id, s, w, n, p, ...) [KC_IX_##id] = {w, s, n, p},
     KC_IEXPR_OPS(X)
 #undef X
 };

@@ -31,7 +31,7 @@
 typedef enum {
     KC_IX_CONST,
     KC_IX_NAME, /* a scalar parameter or a tunable */
-#define X(id, s, w, n, p) KC_IX_##id,
+#define X(id, s, w, n, p, ...) KC_IX_##id,
     KC_IEXPR_OPS(X)
 #undef X
         KC_IX_NOPS

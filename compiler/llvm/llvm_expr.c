@@ -102,54 +102,38 @@ static LLVMValueRef shift_amount(lw *W, const kc_ir_expr *e, LLVMValueRef b)
     return LLVMBuildAnd(W->b, b, lw_const(W, vt, (uint64_t)kc_scalar_bits(vt->scalar) - 1, 0), "");
 }
 
-static LLVMValueRef compare(lw *W, kc_op op, const kc_type *t, LLVMValueRef a, LLVMValueRef b)
+/* kc_lang.h's LLVM columns: for float, signed and unsigned operands, the
+ * LLVMOpcode of each arithmetic operator, the predicate of each
+ * comparison; LLVMNone where the table gives none. */
+enum { LLVMNone = -1 };
+static const int ops[KC_OP_COUNT][3] = {
+#define X(id, s, w, n, p, sf, ss, su, sb, f, sg, u) [KC_OP_##id] = {LLVM##f, LLVM##sg, LLVM##u},
+    KC_OPS(X)
+#undef X
+};
+
+static bool is_comparison(kc_op op)
 {
-    if (kc_type_is_float(t)) {
-        static const LLVMRealPredicate fp[] = {LLVMRealOLT, LLVMRealOLE, LLVMRealOGT,
-                                               LLVMRealOGE, LLVMRealOEQ, LLVMRealUNE};
-        return LLVMBuildFCmp(W->b, fp[op - KC_OP_LT], a, b, "");
-    }
-    bool sg = kc_scalar_is_signed(t->scalar);
-    static const LLVMIntPredicate si[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
-                                          LLVMIntSGE, LLVMIntEQ,  LLVMIntNE};
-    static const LLVMIntPredicate ui[] = {LLVMIntULT, LLVMIntULE, LLVMIntUGT,
-                                          LLVMIntUGE, LLVMIntEQ,  LLVMIntNE};
-    return LLVMBuildICmp(W->b, sg ? si[op - KC_OP_LT] : ui[op - KC_OP_LT], a, b, "");
+    return kc_op_precedence(op) == KC_PREC_REL || kc_op_precedence(op) == KC_PREC_EQ;
 }
 
 static LLVMValueRef binary(lw *W, const kc_ir_expr *e)
 {
     LLVMValueRef a = lw_expr(W, e->a), b = lw_expr(W, e->b);
     const kc_type *t = e->a->type;
-    bool fl = kc_type_is_float(t), sg = kc_scalar_is_signed(t->scalar);
-    LLVMBuilderRef B = W->b;
-    switch (e->op) {
-    case KC_OP_ADD: return fl ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
-    case KC_OP_SUB: return fl ? LLVMBuildFSub(B, a, b, "") : LLVMBuildSub(B, a, b, "");
-    case KC_OP_MUL: return fl ? LLVMBuildFMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
-    case KC_OP_DIV:
-        return fl ? LLVMBuildFDiv(B, a, b, "") : sg ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
-    case KC_OP_MOD:
-        return sg ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, ""); /* C: the dividend's sign */
-    case KC_OP_SHL: return LLVMBuildShl(B, a, shift_amount(W, e, b), "");
-    case KC_OP_SHR:
-        return sg ? LLVMBuildAShr(B, a, shift_amount(W, e, b), "")
-                  : LLVMBuildLShr(B, a, shift_amount(W, e, b), "");
-    case KC_OP_AND:
-    case KC_OP_LAND: return LLVMBuildAnd(B, a, b, "");
-    case KC_OP_OR:
-    case KC_OP_LOR: return LLVMBuildOr(B, a, b, "");
-    case KC_OP_XOR: return LLVMBuildXor(B, a, b, "");
-    case KC_OP_LT:
-    case KC_OP_LE:
-    case KC_OP_GT:
-    case KC_OP_GE:
-    case KC_OP_EQ:
-    case KC_OP_NE: return compare(W, e->op, t, a, b);
-    default: break;
+    bool fl = kc_type_is_float(t);
+    int code = ops[e->op][fl ? 0 : kc_scalar_is_signed(t->scalar) ? 1 : 2];
+    if (code == LLVMNone) {
+        lw_fail(W, "internal error: operator '%s' on %s reached the LLVM backend", kc_op_text(e->op),
+                kc_scalar_name(t->scalar));
+        return a;
     }
-    lw_fail(W, "internal error: operator '%s' reached the LLVM backend", kc_op_text(e->op));
-    return a;
+    if (is_comparison(e->op))
+        return fl ? LLVMBuildFCmp(W->b, (LLVMRealPredicate)code, a, b, "")
+                  : LLVMBuildICmp(W->b, (LLVMIntPredicate)code, a, b, "");
+    if (e->op == KC_OP_SHL || e->op == KC_OP_SHR)
+        b = shift_amount(W, e, b);
+    return LLVMBuildBinOp(W->b, (LLVMOpcode)code, a, b, "");
 }
 
 static LLVMValueRef vector(lw *W, const kc_ir_expr *e)

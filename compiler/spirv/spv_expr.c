@@ -10,6 +10,8 @@
  */
 #include "spv_private.h"
 
+#include <assert.h>
+
 #include <string.h>
 
 static const kc_type *scalar_of(const kc_type *t) { return kc_type_scalar(t->scalar); }
@@ -158,47 +160,34 @@ uint32_t spv_convert(spv *S, uint32_t v, const kc_type *from, const kc_type *to)
 
 /* ---- operators --------------------------------------------------------------------- */
 
-static uint32_t unary(spv *S, const kc_ir_expr *e)
+/* kc_lang.h's SPIR-V columns: the instruction of each operator on float,
+ * signed, unsigned and bool operands. */
+static const SpvOp ops[KC_OP_COUNT][4] = {
+#define X(id, s, w, n, p, f, sg, u, b, ...) [KC_OP_##id] = {SpvOp##f, SpvOp##sg, SpvOp##u, SpvOp##b},
+    KC_OPS(X)
+#undef X
+};
+
+static SpvOp op_for(kc_op op, const kc_type *t)
 {
-    uint32_t a = spv_expr(S, e->a), t = spv_type(S, e->type);
-    switch (e->op) {
-    case KC_OP_NEG:
-        return spv_emit_op(S, kc_type_is_float(e->type) ? SpvOpFNegate : SpvOpSNegate, t, 1, (uint32_t[]){a});
-    case KC_OP_NOT: return spv_emit_op(S, SpvOpLogicalNot, t, 1, (uint32_t[]){a});
-    default: return spv_emit_op(S, SpvOpNot, t, 1, (uint32_t[]){a});
-    }
+    int column = kc_type_is_float(t)            ? 0
+                 : t->scalar == KC_S_BOOL       ? 3
+                 : kc_scalar_is_signed(t->scalar) ? 1
+                                                : 2;
+    assert(ops[op][column] != SpvOpNop && "the front end lets an operator reach only types it has");
+    return ops[op][column];
 }
 
-static SpvOp binary_op(kc_op op, const kc_type *t)
+static uint32_t unary(spv *S, const kc_ir_expr *e)
 {
-    bool fl = kc_type_is_float(t), sg = kc_scalar_is_signed(t->scalar), bl = t->scalar == KC_S_BOOL;
-    switch (op) {
-    case KC_OP_ADD: return fl ? SpvOpFAdd : SpvOpIAdd;
-    case KC_OP_SUB: return fl ? SpvOpFSub : SpvOpISub;
-    case KC_OP_MUL: return fl ? SpvOpFMul : SpvOpIMul;
-    case KC_OP_DIV: return fl ? SpvOpFDiv : sg ? SpvOpSDiv : SpvOpUDiv;
-    case KC_OP_MOD: return sg ? SpvOpSRem : SpvOpUMod; /* C's % takes the dividend's sign */
-    case KC_OP_SHL: return SpvOpShiftLeftLogical;
-    case KC_OP_SHR: return sg ? SpvOpShiftRightArithmetic : SpvOpShiftRightLogical;
-    case KC_OP_AND: return SpvOpBitwiseAnd;
-    case KC_OP_OR: return SpvOpBitwiseOr;
-    case KC_OP_XOR: return SpvOpBitwiseXor;
-    case KC_OP_LT: return fl ? SpvOpFOrdLessThan : sg ? SpvOpSLessThan : SpvOpULessThan;
-    case KC_OP_LE: return fl ? SpvOpFOrdLessThanEqual : sg ? SpvOpSLessThanEqual : SpvOpULessThanEqual;
-    case KC_OP_GT: return fl ? SpvOpFOrdGreaterThan : sg ? SpvOpSGreaterThan : SpvOpUGreaterThan;
-    case KC_OP_GE: return fl ? SpvOpFOrdGreaterThanEqual : sg ? SpvOpSGreaterThanEqual : SpvOpUGreaterThanEqual;
-    case KC_OP_EQ: return fl ? SpvOpFOrdEqual : bl ? SpvOpLogicalEqual : SpvOpIEqual;
-    case KC_OP_NE: return fl ? SpvOpFUnordNotEqual : bl ? SpvOpLogicalNotEqual : SpvOpINotEqual;
-    case KC_OP_LAND: return SpvOpLogicalAnd;
-    case KC_OP_LOR: return SpvOpLogicalOr;
-    default: return SpvOpNop;
-    }
+    uint32_t a = spv_expr(S, e->a);
+    return spv_emit_op(S, op_for(e->op, e->type), spv_type(S, e->type), 1, (uint32_t[]){a});
 }
 
 static uint32_t binary(spv *S, const kc_ir_expr *e)
 {
     uint32_t a = spv_expr(S, e->a), b = spv_expr(S, e->b);
-    return spv_emit_op(S, binary_op(e->op, e->a->type), spv_type(S, e->type), 2, (uint32_t[]){a, b});
+    return spv_emit_op(S, op_for(e->op, e->a->type), spv_type(S, e->type), 2, (uint32_t[]){a, b});
 }
 
 static uint32_t select_(spv *S, const kc_type *t, uint32_t c, uint32_t a, uint32_t b)
