@@ -982,8 +982,8 @@ static kc_expr *check_builtin(sema *S, kc_expr *e, int id)
         return e;
     }
     case KC_RULE_ID0:
-        if (id != KC_B_SUBGROUP_SIZE || 1)
-            S->fn->uses_subgroups |= id != KC_B_SUBGROUP_SIZE;
+        /* the subgroup size alone is a constant of the device: no subgroup operations needed */
+        S->fn->uses_subgroups |= id != KC_B_SUBGROUP_SIZE;
         e->type = T(KC_S_INT);
         return e;
     case KC_RULE_BAR:

@@ -158,7 +158,7 @@ const kc_type *kc_type_base(const kc_type *t);
 /* ---- built-in functions ---------------------------------------------- */
 
 /*
- * X(ID, "name", nargs, rule)
+ * X(ID, "name", nargs, rule, glsl, llvm)
  * rule says how arguments and result are typed (see sema.c):
  *   ID      int argument (dimension 0..2) -> int       kc_global_id(d)
  *   ID0     no argument -> int                          kc_subgroup_size()
@@ -172,71 +172,77 @@ const kc_type *kc_type_base(const kc_type *t);
  *   BAR     no arguments, no result (a statement)
  *   CDIV    (int, int) -> int, integer types only
  *   BITS    bit reinterpretation (fixed types, see sema)
- * The backends read the same table to find their lowering for each ID.
+ * glsl: the GLSL.std.450 instruction (without "GLSLstd450") that SPIR-V
+ * lowers it to on floats, Bad where the lowering is code (ids, subgroups,
+ * atomics, clamp, round, copysign, cdiv; min and max on integers) or a call to
+ * kc's math library (the accurate functions, inlined before the backend).
+ * llvm: the overloaded LLVM intrinsic that computes it exactly, NULL where
+ * the lowering is code (the kc_fast_ forms use each target's native
+ * instruction: llvm_amdgpu.c, llvm_nvptx.c).
  */
 #define KC_BUILTINS(X)                                                                             \
-    X(GLOBAL_ID, "kc_global_id", 1, ID)                                                            \
-    X(LOCAL_ID, "kc_local_id", 1, ID)                                                              \
-    X(GROUP_ID, "kc_group_id", 1, ID)                                                              \
-    X(GROUP_SIZE, "kc_group_size", 1, ID)                                                          \
-    X(NUM_GROUPS, "kc_num_groups", 1, ID)                                                          \
-    X(SUBGROUP_SIZE, "kc_subgroup_size", 0, ID0)                                                   \
-    X(SUBGROUP_ID, "kc_subgroup_id", 0, ID0)                                                       \
-    X(SUBGROUP_LOCAL_ID, "kc_subgroup_local_id", 0, ID0)                                           \
-    X(BARRIER, "kc_barrier", 0, BAR)                                                               \
-    X(SUBGROUP_ADD, "kc_subgroup_add", 1, SG1)                                                     \
-    X(SUBGROUP_MIN, "kc_subgroup_min", 1, SG1)                                                     \
-    X(SUBGROUP_MAX, "kc_subgroup_max", 1, SG1)                                                     \
-    X(SUBGROUP_SHUFFLE, "kc_subgroup_shuffle", 2, SG2)                                             \
-    X(SUBGROUP_BROADCAST, "kc_subgroup_broadcast", 2, SG2)                                         \
-    X(ATOMIC_ADD, "kc_atomic_add", 2, ATOM)                                                        \
-    X(ATOMIC_MIN, "kc_atomic_min", 2, ATOM)                                                        \
-    X(ATOMIC_MAX, "kc_atomic_max", 2, ATOM)                                                        \
-    X(ATOMIC_XCHG, "kc_atomic_xchg", 2, ATOM)                                                      \
-    X(ATOMIC_CAS, "kc_atomic_cas", 3, CAS)                                                         \
-    X(SQRT, "sqrtf", 1, F1)                                                                        \
-    X(RSQRT, "rsqrtf", 1, F1)                                                                      \
-    X(EXP, "expf", 1, F1)                                                                          \
-    X(EXP2, "exp2f", 1, F1)                                                                        \
-    X(LOG, "logf", 1, F1)                                                                          \
-    X(LOG2, "log2f", 1, F1)                                                                        \
-    X(POW, "powf", 2, F2)                                                                          \
-    X(SIN, "sinf", 1, F1)                                                                          \
-    X(COS, "cosf", 1, F1)                                                                          \
-    X(TAN, "tanf", 1, F1)                                                                          \
-    X(TANH, "tanhf", 1, F1)                                                                        \
-    X(ERF, "erff", 1, F1)                                                                          \
-    X(FABS, "fabsf", 1, F1)                                                                        \
-    X(FLOOR, "floorf", 1, F1)                                                                      \
-    X(CEIL, "ceilf", 1, F1)                                                                        \
-    X(ROUND, "roundf", 1, F1)                                                                      \
-    X(FMIN, "fminf", 2, F2)                                                                        \
-    X(FMAX, "fmaxf", 2, F2)                                                                        \
-    X(FMA, "fmaf", 3, F3)                                                                          \
-    X(COPYSIGN, "copysignf", 2, F2)                                                                \
-    X(MIN, "min", 2, A2)                                                                           \
-    X(MAX, "max", 2, A2)                                                                           \
-    X(CLAMP, "clamp", 3, A3)                                                                       \
-    X(CDIV, "kc_cdiv", 2, CDIV)                                                                    \
-    X(FAST_SQRT, "kc_fast_sqrtf", 1, F1)                                                           \
-    X(FAST_RSQRT, "kc_fast_rsqrtf", 1, F1)                                                         \
-    X(FAST_EXP, "kc_fast_expf", 1, F1)                                                             \
-    X(FAST_EXP2, "kc_fast_exp2f", 1, F1)                                                           \
-    X(FAST_LOG, "kc_fast_logf", 1, F1)                                                             \
-    X(FAST_LOG2, "kc_fast_log2f", 1, F1)                                                           \
-    X(FAST_POW, "kc_fast_powf", 2, F2)                                                             \
-    X(FAST_SIN, "kc_fast_sinf", 1, F1)                                                             \
-    X(FAST_COS, "kc_fast_cosf", 1, F1)                                                             \
-    X(FAST_TAN, "kc_fast_tanf", 1, F1)                                                             \
-    X(FAST_TANH, "kc_fast_tanhf", 1, F1)                                                           \
-    X(FAST_DIV, "kc_fast_divf", 2, F2)                                                             \
-    X(AS_UINT, "kc_as_uint", 1, BITS)                                                              \
-    X(AS_INT, "kc_as_int", 1, BITS)                                                                \
-    X(AS_FLOAT, "kc_as_float", 1, BITS)                                                            \
-    X(MUL_HI, "kc_mul_hi", 2, MULHI)
+    X(GLOBAL_ID, "kc_global_id", 1, ID, Bad, NULL)                                                  \
+    X(LOCAL_ID, "kc_local_id", 1, ID, Bad, NULL)                                                    \
+    X(GROUP_ID, "kc_group_id", 1, ID, Bad, NULL)                                                    \
+    X(GROUP_SIZE, "kc_group_size", 1, ID, Bad, NULL)                                                \
+    X(NUM_GROUPS, "kc_num_groups", 1, ID, Bad, NULL)                                                \
+    X(SUBGROUP_SIZE, "kc_subgroup_size", 0, ID0, Bad, NULL)                                         \
+    X(SUBGROUP_ID, "kc_subgroup_id", 0, ID0, Bad, NULL)                                             \
+    X(SUBGROUP_LOCAL_ID, "kc_subgroup_local_id", 0, ID0, Bad, NULL)                                 \
+    X(BARRIER, "kc_barrier", 0, BAR, Bad, NULL)                                                     \
+    X(SUBGROUP_ADD, "kc_subgroup_add", 1, SG1, Bad, NULL)                                           \
+    X(SUBGROUP_MIN, "kc_subgroup_min", 1, SG1, Bad, NULL)                                           \
+    X(SUBGROUP_MAX, "kc_subgroup_max", 1, SG1, Bad, NULL)                                           \
+    X(SUBGROUP_SHUFFLE, "kc_subgroup_shuffle", 2, SG2, Bad, NULL)                                   \
+    X(SUBGROUP_BROADCAST, "kc_subgroup_broadcast", 2, SG2, Bad, NULL)                               \
+    X(ATOMIC_ADD, "kc_atomic_add", 2, ATOM, Bad, NULL)                                              \
+    X(ATOMIC_MIN, "kc_atomic_min", 2, ATOM, Bad, NULL)                                              \
+    X(ATOMIC_MAX, "kc_atomic_max", 2, ATOM, Bad, NULL)                                              \
+    X(ATOMIC_XCHG, "kc_atomic_xchg", 2, ATOM, Bad, NULL)                                            \
+    X(ATOMIC_CAS, "kc_atomic_cas", 3, CAS, Bad, NULL)                                               \
+    X(SQRT, "sqrtf", 1, F1, Bad, "llvm.sqrt")                                                       \
+    X(RSQRT, "rsqrtf", 1, F1, Bad, NULL)                                                            \
+    X(EXP, "expf", 1, F1, Bad, NULL)                                                                \
+    X(EXP2, "exp2f", 1, F1, Bad, NULL)                                                              \
+    X(LOG, "logf", 1, F1, Bad, NULL)                                                                \
+    X(LOG2, "log2f", 1, F1, Bad, NULL)                                                              \
+    X(POW, "powf", 2, F2, Bad, NULL)                                                                \
+    X(SIN, "sinf", 1, F1, Bad, NULL)                                                                \
+    X(COS, "cosf", 1, F1, Bad, NULL)                                                                \
+    X(TAN, "tanf", 1, F1, Bad, NULL)                                                                \
+    X(TANH, "tanhf", 1, F1, Bad, NULL)                                                              \
+    X(ERF, "erff", 1, F1, Bad, NULL)                                                                \
+    X(FABS, "fabsf", 1, F1, FAbs, "llvm.fabs")                                                      \
+    X(FLOOR, "floorf", 1, F1, Floor, "llvm.floor")                                                  \
+    X(CEIL, "ceilf", 1, F1, Ceil, "llvm.ceil")                                                      \
+    X(ROUND, "roundf", 1, F1, Bad, "llvm.round")                                                    \
+    X(FMIN, "fminf", 2, F2, NMin, "llvm.minnum")                                                    \
+    X(FMAX, "fmaxf", 2, F2, NMax, "llvm.maxnum")                                                    \
+    X(FMA, "fmaf", 3, F3, Fma, "llvm.fma")                                                          \
+    X(COPYSIGN, "copysignf", 2, F2, Bad, "llvm.copysign")                                           \
+    X(MIN, "min", 2, A2, NMin, NULL)                                                                \
+    X(MAX, "max", 2, A2, NMax, NULL)                                                                \
+    X(CLAMP, "clamp", 3, A3, Bad, NULL)                                                             \
+    X(CDIV, "kc_cdiv", 2, CDIV, Bad, NULL)                                                          \
+    X(FAST_SQRT, "kc_fast_sqrtf", 1, F1, Sqrt, NULL)                                                \
+    X(FAST_RSQRT, "kc_fast_rsqrtf", 1, F1, InverseSqrt, NULL)                                       \
+    X(FAST_EXP, "kc_fast_expf", 1, F1, Exp, NULL)                                                   \
+    X(FAST_EXP2, "kc_fast_exp2f", 1, F1, Exp2, NULL)                                                \
+    X(FAST_LOG, "kc_fast_logf", 1, F1, Log, NULL)                                                   \
+    X(FAST_LOG2, "kc_fast_log2f", 1, F1, Log2, NULL)                                                \
+    X(FAST_POW, "kc_fast_powf", 2, F2, Pow, NULL)                                                   \
+    X(FAST_SIN, "kc_fast_sinf", 1, F1, Sin, NULL)                                                   \
+    X(FAST_COS, "kc_fast_cosf", 1, F1, Cos, NULL)                                                   \
+    X(FAST_TAN, "kc_fast_tanf", 1, F1, Tan, NULL)                                                   \
+    X(FAST_TANH, "kc_fast_tanhf", 1, F1, Tanh, NULL)                                                \
+    X(FAST_DIV, "kc_fast_divf", 2, F2, Bad, NULL)                                                   \
+    X(AS_UINT, "kc_as_uint", 1, BITS, Bad, NULL)                                                    \
+    X(AS_INT, "kc_as_int", 1, BITS, Bad, NULL)                                                      \
+    X(AS_FLOAT, "kc_as_float", 1, BITS, Bad, NULL)                                                  \
+    X(MUL_HI, "kc_mul_hi", 2, MULHI, Bad, NULL)
 
 typedef enum {
-#define X(id, name, n, rule) KC_B_##id,
+#define X(id, name, n, rule, ...) KC_B_##id,
     KC_BUILTINS(X)
 #undef X
         KC_B_COUNT

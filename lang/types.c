@@ -113,7 +113,7 @@ const char *kc_type_name(kc_arena *a, const kc_type *t)
 }
 
 const kc_builtin_info kc_builtins[KC_B_COUNT] = {
-#define X(id, name, n, rule) [KC_B_##id] = {name, n, KC_RULE_##rule},
+#define X(id, name, n, rule, ...) [KC_B_##id] = {name, n, KC_RULE_##rule},
     KC_BUILTINS(X)
 #undef X
 };

@@ -307,34 +307,24 @@ static uint32_t mul_hi(spv *S, uint32_t a, uint32_t b)
     return spv_emit_op(S, SpvOpCompositeExtract, u, 2, (uint32_t[]){r, 1});
 }
 
-/* GLSL.std.450 instructions for the math built-ins that map to one; 0 for
- * the others. The accurate functions (sinf, expf, …) reach the backend as
- * calls to kc's own math library and are inlined before this; only the
- * kc_fast_ forms and exact operations arrive here. */
+/* GLSL.std.450 instructions for the math built-ins that map to one
+ * (kc_lang.h's glsl column); GLSLstd450Bad (0) for the others. The
+ * accurate functions (sinf, expf, …) reach the backend as calls to kc's
+ * own math library and are inlined before this; only the kc_fast_ forms
+ * and exact operations arrive here. */
+static const int glsl[KC_B_COUNT] = {
+#define X(id, name, n, rule, g, ...) [KC_B_##id] = GLSLstd450##g,
+    KC_BUILTINS(X)
+#undef X
+};
+
 static int glsl_inst(kc_builtin b, bool fl, bool sg)
 {
-    switch (b) {
-    case KC_B_FABS: return GLSLstd450FAbs;
-    case KC_B_FLOOR: return GLSLstd450Floor;
-    case KC_B_CEIL: return GLSLstd450Ceil;
-    case KC_B_FMIN: return GLSLstd450NMin;
-    case KC_B_FMAX: return GLSLstd450NMax;
-    case KC_B_FMA: return GLSLstd450Fma;
-    case KC_B_MIN: return fl ? GLSLstd450NMin : sg ? GLSLstd450SMin : GLSLstd450UMin;
-    case KC_B_MAX: return fl ? GLSLstd450NMax : sg ? GLSLstd450SMax : GLSLstd450UMax;
-    case KC_B_FAST_SQRT: return GLSLstd450Sqrt;
-    case KC_B_FAST_RSQRT: return GLSLstd450InverseSqrt;
-    case KC_B_FAST_EXP: return GLSLstd450Exp;
-    case KC_B_FAST_EXP2: return GLSLstd450Exp2;
-    case KC_B_FAST_LOG: return GLSLstd450Log;
-    case KC_B_FAST_LOG2: return GLSLstd450Log2;
-    case KC_B_FAST_POW: return GLSLstd450Pow;
-    case KC_B_FAST_SIN: return GLSLstd450Sin;
-    case KC_B_FAST_COS: return GLSLstd450Cos;
-    case KC_B_FAST_TAN: return GLSLstd450Tan;
-    case KC_B_FAST_TANH: return GLSLstd450Tanh;
-    default: return 0;
-    }
+    if (!fl && b == KC_B_MIN)
+        return sg ? GLSLstd450SMin : GLSLstd450UMin;
+    if (!fl && b == KC_B_MAX)
+        return sg ? GLSLstd450SMax : GLSLstd450UMax;
+    return glsl[b];
 }
 
 static uint32_t builtin(spv *S, const kc_ir_expr *e)

@@ -4,7 +4,8 @@
 # target's regressions folder.
 #   run.sh FUZZER [SECONDS] [frontend|kcyaml|bundle] [KC]
 # frontend: every kernel the project has; kcyaml: every kc.yaml and the
-# kc.yaml regressions; bundle: bundles KC builds from the project's kernels.
+# kc.yaml regressions; bundle: bundles KC builds from the project's kernels
+# (one of them checked).
 set -euo pipefail
 fuzzer=$1
 seconds=${2:-120}
@@ -31,6 +32,8 @@ bundle)
     "$kc" build "$root/kernels/$k.kc" --quiet -o "$work/$k.kcb"
   done
   "$kc" build "$root/tests/runtime/kernels/vectors.kc" --quiet -o "$work/vectors.kcb"
+  # a checked build: the loader's reading of its meta and hidden parameters
+  "$kc" build "$root/tests/runtime/checked_kernels/checked.kc" --checked --quiet -o "$work/checked.kcb"
   max_len=262144
   ;;
 *) echo "run.sh: no fuzz target kind '$kind'" >&2; exit 2 ;;
