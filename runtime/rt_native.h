@@ -110,6 +110,29 @@ typedef struct rt_native_dev {
     kcrt_stats stats;
 } rt_native_dev;
 
+/* A native backend's rt_backend: its own device and module functions,
+ * which a backend names as these static functions do, and the common
+ * path's buffers, launches and timing. */
+#define RT_NATIVE_BACKEND(NAME)                                                                          \
+    {                                                                                                    \
+        .name = NAME, .devices = devices, .open = open_device, .close = close_device, .loads = loads,    \
+        .check = check, .module_create = module_create, .module_free = module_free,                      \
+        .buffer_create = rt_native_buffer_create, .buffer_free = rt_native_buffer_free,                  \
+        .buffer_write = rt_native_buffer_write, .buffer_read = rt_native_buffer_read,                    \
+        .launch = rt_native_launch, .finish = rt_native_finish, .time = rt_native_time,                  \
+        .stats = rt_native_stats,                                                                        \
+    }
+
+/* A backend's driver table, from static functions named as its members. */
+#define RT_NATIVE_DRIVER(API, MAX_GRID_ITEMS)                                                            \
+    {                                                                                                    \
+        .max_grid_items = MAX_GRID_ITEMS, .api = API, .usable = usable, .enter = enter, .leave = leave,  \
+        .alloc = alloc, .release = release, .zero = zero, .to_device = to_device, .to_host = to_host,    \
+        .wait = wait, .dispatch = dispatch, .event_create = event_create,                                \
+        .event_destroy = event_destroy, .event_record = event_record, .event_wait = event_wait,          \
+        .event_ms = event_ms,                                                                            \
+    }
+
 /* The rt_backend entries; `dev` is the backend's device. */
 kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **buf);
 void rt_native_buffer_free(void *dev, void *buf);

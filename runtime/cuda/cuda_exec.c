@@ -97,22 +97,5 @@ static kcrt_status event_ms(void *dev, void *from, void *to, float *ms)
     return cu_check(d, d->lib.cuEventElapsedTime(ms, from, to), "cuEventElapsedTime");
 }
 
-const rt_native_driver cu_driver = {
-    .max_grid_items = 0, /* the device's grid limits are CUDA's */
-    .api = "CUDA",
-    .usable = usable,
-    .enter = enter,
-    .leave = leave,
-    .alloc = alloc,
-    .release = release,
-    .zero = zero,
-    .to_device = to_device,
-    .to_host = to_host,
-    .wait = wait,
-    .dispatch = dispatch,
-    .event_create = event_create,
-    .event_destroy = event_destroy,
-    .event_record = event_record,
-    .event_wait = event_wait,
-    .event_ms = event_ms,
-};
+/* the device's grid limits are CUDA's */
+const rt_native_driver cu_driver = RT_NATIVE_DRIVER("CUDA", 0);

@@ -449,21 +449,4 @@ static kcrt_status module_create(void *dev, const rt_module_desc *desc, void **o
     return KCRT_OK;
 }
 
-const rt_backend rt_hip_backend = {
-    .name = "hip",
-    .devices = devices,
-    .open = open_device,
-    .close = close_device,
-    .loads = loads,
-    .check = check,
-    .module_create = module_create,
-    .module_free = module_free,
-    .buffer_create = rt_native_buffer_create,
-    .buffer_free = rt_native_buffer_free,
-    .buffer_write = rt_native_buffer_write,
-    .buffer_read = rt_native_buffer_read,
-    .launch = rt_native_launch,
-    .finish = rt_native_finish,
-    .time = rt_native_time,
-    .stats = rt_native_stats,
-};
+const rt_backend rt_hip_backend = RT_NATIVE_BACKEND("hip");

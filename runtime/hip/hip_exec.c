@@ -102,22 +102,5 @@ static kcrt_status event_ms(void *dev, void *from, void *to, float *ms)
     return hip_check(d, d->lib.hipEventElapsedTime(ms, from, to), "hipEventElapsedTime");
 }
 
-const rt_native_driver hip_driver = {
-    .max_grid_items = UINT32_MAX, /* HSA dispatches count work-items in 32 bits per dimension */
-    .api = "HIP",
-    .usable = usable,
-    .enter = enter,
-    .leave = leave,
-    .alloc = alloc,
-    .release = release,
-    .zero = zero,
-    .to_device = to_device,
-    .to_host = to_host,
-    .wait = wait,
-    .dispatch = dispatch,
-    .event_create = event_create,
-    .event_destroy = event_destroy,
-    .event_record = event_record,
-    .event_wait = event_wait,
-    .event_ms = event_ms,
-};
+/* HSA dispatches count work-items in 32 bits per dimension */
+const rt_native_driver hip_driver = RT_NATIVE_DRIVER("HIP", UINT32_MAX);
