@@ -1623,9 +1623,7 @@ static bool falls_through(const kc_stmt *s)
 
 static bool kernel_scalar_ok(const kc_type *t)
 {
-    return t->kind == KC_TY_SCALAR &&
-           (t->scalar == KC_S_INT || t->scalar == KC_S_UINT || t->scalar == KC_S_FLOAT ||
-            t->scalar == KC_S_HALF || t->scalar == KC_S_BOOL);
+    return t->kind == KC_TY_SCALAR && kc_scalar_arg_bytes(t->scalar) > 0; /* kc_lang.h's scalar ABI */
 }
 
 static void check_param(sema *S, kc_func *f, kc_sym *p)

@@ -104,19 +104,31 @@ int kc_op_arity(kc_op op);
 
 /* ---- types ------------------------------------------------------------ */
 
-/* X(name, C spelling, bits, is_float, is_signed) */
+/*
+ * X(name, C spelling, bits, is_float, is_signed, bytes, arg bytes, push bytes)
+ *
+ * The scalar ABI, for the backends, the driver and libkcrt alike:
+ *   bytes       one element in a buffer or in shared memory (bool: a
+ *               32-bit 0 or 1)
+ *   arg bytes   a kernel scalar parameter in a kernel-argument block (HIP,
+ *               CUDA, the host): half is its 2 IEEE bytes; 0 where the type
+ *               cannot be a kernel parameter (void, long, ulong)
+ *   push bytes  the same in Vulkan push constants (or their spill buffer):
+ *               every parameter is one 32-bit word, half as a float
+ * docs/backends.md shows the layouts these make.
+ */
 #define KC_SCALARS(X)                                                                              \
-    X(VOID, "void", 0, 0, 0)                                                                       \
-    X(BOOL, "bool", 32, 0, 0)                                                                      \
-    X(INT, "int", 32, 0, 1)                                                                        \
-    X(UINT, "uint", 32, 0, 0)                                                                      \
-    X(LONG, "long", 64, 0, 1)                                                                      \
-    X(ULONG, "ulong", 64, 0, 0)                                                                    \
-    X(HALF, "half", 16, 1, 1)                                                                      \
-    X(FLOAT, "float", 32, 1, 1)
+    X(VOID, "void", 0, 0, 0, 0, 0, 0)                                                              \
+    X(BOOL, "bool", 32, 0, 0, 4, 4, 4)                                                             \
+    X(INT, "int", 32, 0, 1, 4, 4, 4)                                                               \
+    X(UINT, "uint", 32, 0, 0, 4, 4, 4)                                                             \
+    X(LONG, "long", 64, 0, 1, 8, 0, 0)                                                             \
+    X(ULONG, "ulong", 64, 0, 0, 8, 0, 0)                                                           \
+    X(HALF, "half", 16, 1, 1, 2, 2, 4)                                                             \
+    X(FLOAT, "float", 32, 1, 1, 4, 4, 4)
 
 typedef enum {
-#define X(n, s, b, f, sg) KC_S_##n,
+#define X(n, s, b, f, sg, ...) KC_S_##n,
     KC_SCALARS(X)
 #undef X
         KC_S_COUNT
@@ -150,6 +162,12 @@ bool kc_scalar_is_float(kc_scalar s);
 bool kc_scalar_is_signed(kc_scalar s);
 int kc_scalar_bits(kc_scalar s);
 const char *kc_scalar_name(kc_scalar s);
+/* The scalar ABI (KC_SCALARS' last columns). */
+int kc_scalar_bytes(kc_scalar s);
+int kc_scalar_arg_bytes(kc_scalar s);
+int kc_scalar_push_bytes(kc_scalar s);
+/* Bytes of one element of a scalar or vector type in memory. */
+int kc_type_bytes(const kc_type *t);
 /* Spells a type as a user would write it: "float", "half4", "float[16][17]". */
 const char *kc_type_name(kc_arena *a, const kc_type *t);
 /* The innermost non-array type of t. */

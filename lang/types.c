@@ -14,8 +14,9 @@ static const struct {
     const char *name;
     int bits;
     bool is_float, is_signed;
+    int bytes, arg_bytes, push_bytes;
 } scalars[KC_S_COUNT] = {
-#define X(n, s, b, f, sg) [KC_S_##n] = {s, b, f, sg},
+#define X(n, s, b, f, sg, by, ab, pb) [KC_S_##n] = {s, b, f, sg, by, ab, pb},
     KC_SCALARS(X)
 #undef X
 };
@@ -26,7 +27,7 @@ static const struct {
      {KC_TY_VECTOR, s, 2, NULL, NULL}, {KC_TY_ERROR, s, 0, NULL, NULL},                             \
      {KC_TY_VECTOR, s, 4, NULL, NULL}}
 static const kc_type table[KC_S_COUNT][5] = {
-#define X(n, sp, b, f, sg) [KC_S_##n] = ROW(KC_S_##n),
+#define X(n, ...) [KC_S_##n] = ROW(KC_S_##n),
     KC_SCALARS(X)
 #undef X
 };
@@ -70,6 +71,10 @@ bool kc_scalar_is_float(kc_scalar s) { return scalars[s].is_float; }
 bool kc_scalar_is_signed(kc_scalar s) { return scalars[s].is_signed; }
 int kc_scalar_bits(kc_scalar s) { return scalars[s].bits; }
 const char *kc_scalar_name(kc_scalar s) { return scalars[s].name; }
+int kc_scalar_bytes(kc_scalar s) { return scalars[s].bytes; }
+int kc_scalar_arg_bytes(kc_scalar s) { return scalars[s].arg_bytes; }
+int kc_scalar_push_bytes(kc_scalar s) { return scalars[s].push_bytes; }
+int kc_type_bytes(const kc_type *t) { return scalars[t->scalar].bytes * t->lanes; }
 
 bool kc_type_is_int(const kc_type *t)
 {

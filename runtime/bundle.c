@@ -757,12 +757,9 @@ static bool parse_slots(rd *r, const rt_kernel *k, rt_variant *v, const char *ar
         } else if (sscanf(parts[i], "%lu:%lu%n", &a, &b, &used) == 2 && !parts[i][used] && b >= 1 && b <= 8 &&
                    a % b == 0 && a + b <= v->info->args_size) {
             /* kernel arguments carry a half as its 2 bytes, push constants as a float */
-            unsigned long want = p->kind == KCRT_PARAM_BUFFER          ? 8
-                                 : p->type == KCRT_TYPE_HALF && b == 2 ? 2
-                                                                       : 4;
-            if (b != want)
-                return bad(r, "args: %s '%s' takes %lu bytes, not %lu",
-                           p->kind == KCRT_PARAM_BUFFER ? "buffer pointer" : "scalar", p->name, b, want);
+            if (p->kind == KCRT_PARAM_BUFFER ? b != 8 : !rt_scalar_slot_ok(p->type, b))
+                return bad(r, "args: %s '%s' cannot take %lu bytes", p->kind == KCRT_PARAM_BUFFER ? "buffer pointer" : "scalar",
+                           p->name, b);
             s->offset = (uint32_t)a;
             s->size = (uint32_t)b;
         } else

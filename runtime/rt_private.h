@@ -276,6 +276,9 @@ kcrt_type rt_type_from_name(const char *name);
 size_t rt_type_bytes(kcrt_type t);
 char rt_type_kind(kcrt_type t); /* 'b' 'i' 'u' 'f' 'h' */
 const char *rt_type_name(kcrt_type t);
+/* May a scalar of type t take `bytes` in an argument block (kc_lang.h's
+ * scalar ABI: its kernel-argument or its push-constant size)? */
+bool rt_scalar_slot_ok(kcrt_type t, size_t bytes);
 
 /* context.c: moves an auto-chosen context, which holds nothing yet, to its
  * fallback Vulkan device (why: for the log). On failure the context is

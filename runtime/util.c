@@ -119,6 +119,24 @@ static const struct {
 #undef X
 };
 
+/* kc_lang.h's scalar ABI, by the spelling kcrt_type shares with it. */
+static const struct {
+    const char *name;
+    int arg_bytes, push_bytes;
+} abi[] = {
+#define X(n, s, b, f, sg, by, ab, pb) {s, ab, pb},
+    KC_SCALARS(X)
+#undef X
+};
+
+bool rt_scalar_slot_ok(kcrt_type t, size_t bytes)
+{
+    for (size_t i = 0; i < RT_COUNT(abi); i++)
+        if (strcmp(abi[i].name, rt_type_name(t)) == 0)
+            return abi[i].arg_bytes > 0 && (bytes == (size_t)abi[i].arg_bytes || bytes == (size_t)abi[i].push_bytes);
+    return false;
+}
+
 kcrt_type rt_type_from_name(const char *name)
 {
     for (int t = 0; t < KCRT_NTYPES; t++)

@@ -27,8 +27,7 @@ static uint32_t shared_bytes(const kc_ir_module *m)
         const kc_ir_var *v = m->kernel->vars.items[i];
         if (v->mem != KIR_MEM_SHARED)
             continue;
-        uint64_t elem = (uint64_t)(v->type->scalar == KC_S_BOOL ? 4 : kc_scalar_bits(v->type->scalar) / 8) *
-                        (uint64_t)v->type->lanes;
+        uint64_t elem = (uint64_t)kc_type_bytes(v->type);
         n += elem * (uint64_t)(v->is_array ? v->len : 1);
     }
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;

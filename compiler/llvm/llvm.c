@@ -59,11 +59,7 @@ bool kc_llvm_target_parse(const char *name, kc_llvm_target *out)
 
 static uint32_t arg_bytes(const kc_ir_param *p)
 {
-    if (p->is_buffer)
-        return 8;
-    if (p->type->scalar == KC_S_BOOL)
-        return 4;
-    return (uint32_t)(kc_scalar_bits(p->type->scalar) / 8 * p->type->lanes);
+    return p->is_buffer ? 8 : (uint32_t)kc_scalar_arg_bytes(p->type->scalar); /* a 64-bit pointer */
 }
 
 void kc_llvm_kernarg_layout(const kc_ir_func *k, uint32_t *offset, uint32_t *size, uint32_t *total)
@@ -338,8 +334,7 @@ static void buffer_attrs(lw *W, const kc_ir_param *p, unsigned index)
     add_attr(W, index, "noundef", 0);
     if (p->readonly)
         add_attr(W, index, "readonly", 0);
-    uint32_t elem = p->type->scalar == KC_S_BOOL ? 4 : (uint32_t)kc_scalar_bits(p->type->scalar) / 8;
-    add_attr(W, index, "align", elem * (uint32_t)p->type->lanes);
+    add_attr(W, index, "align", (uint32_t)kc_type_bytes(p->type));
 }
 
 /* The host's kernel is void name(const void *kernargs, const int ids[9]):

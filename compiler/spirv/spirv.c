@@ -31,7 +31,7 @@ void kc_spv_scalar_layout(const kc_ir_func *k, uint32_t push_limit, int *offsets
         offsets[i] = -1;
         if (!k->params[i]->is_buffer) {
             offsets[i] = (int)at;
-            at += 4; /* int, uint, float; bool as uint; half as float */
+            at += (uint32_t)kc_scalar_push_bytes(k->params[i]->type->scalar); /* half as float */
         }
     }
     *size = at;
@@ -42,8 +42,7 @@ void kc_spv_scalar_layout(const kc_ir_func *k, uint32_t push_limit, int *offsets
 
 static uint32_t elem_size(const kc_type *t)
 {
-    uint32_t s = t->scalar == KC_S_BOOL ? 4 : (uint32_t)kc_scalar_bits(t->scalar) / 8;
-    return s * (uint32_t)t->lanes;
+    return (uint32_t)kc_type_bytes(t);
 }
 
 static spv_var *new_var(spv *S, const void *key)
