@@ -185,4 +185,10 @@ mode_t kc_new_file_mode(void);
 /* Writes data to path atomically: a temporary file, fsync, rename. */
 int kc_write_file_atomic(const char *path, const void *data, size_t len);
 
+/* ---- parse: numbers -------------------------------------------------- */
+
+/* An integer in [lo, hi], the whole of s (decimal, 0x hex or 0 octal);
+ * false, *out untouched, for anything else. */
+bool kc_parse_integer(const char *s, long long lo, long long hi, long long *out);
+
 #endif

@@ -23,6 +23,7 @@
 
 #include "kc/kcrt.h"
 #include "kcrt_internal.h"
+#include "kc_stats.h"
 
 enum { MAX_PARAMS = 256, MAX_OUTS = 64 };
 
@@ -368,11 +369,6 @@ static int write_outputs(run_state *st, const run_opts *o)
 /* ---- report
  * ------------------------------------------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct timing {
     double median, min, max;
@@ -471,9 +467,9 @@ static int launch_and_time(run_state *st, const run_opts *o)
             free(ns);
             return fail("timing: %s", kcrt_error(st->ctx));
         }
-        qsort(ns, (size_t)o->repeat, sizeof(double), cmp_double);
-        t.min = ns[0], t.max = ns[o->repeat - 1];
-        t.median = o->repeat % 2 ? ns[o->repeat / 2] : (ns[o->repeat / 2 - 1] + ns[o->repeat / 2]) / 2;
+        kc_stats_summary sum;
+        kc_stats_summarize(ns, o->repeat, &sum);
+        t.min = sum.min, t.max = sum.max, t.median = sum.median;
         free(ns);
     }
     if (o->json)

@@ -288,17 +288,6 @@ int kc_usage_error(const char *cmd, const char *fmt, ...)
     return KC_EXIT_USAGE;
 }
 
-bool kc_parse_integer(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 0);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 bool kc_parse_amdgpu_cov(const char *value, int *cov)
 {
     if (strcmp(value, "4") != 0 && strcmp(value, "5") != 0)

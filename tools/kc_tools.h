@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "kc_support.h"
+
 enum { KC_EXIT_OK = 0, KC_EXIT_ERROR = 1, KC_EXIT_USAGE = 2 };
 
 typedef struct kc_command {
@@ -43,9 +45,6 @@ typedef struct kc_args {
  * args->positional), -2 at the end, -3 after printing a usage error. */
 int kc_next_arg(kc_args *args, const kc_opt *opts, int nopts);
 int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* An integer in [lo, hi], the whole of s (decimal, 0x hex or 0 octal);
- * false, *out untouched, for anything else. */
-bool kc_parse_integer(const char *s, long long lo, long long hi, long long *out);
 /* --amdgpu-cov's value: "4" or "5"; false for anything else. */
 bool kc_parse_amdgpu_cov(const char *value, int *cov);
 

@@ -78,9 +78,9 @@ static void make_run(kc_bench_run *r)
         res->times = numbers(&r->arena, 30, 1000 * (k + 1), 10);
         res->ref = numbers(&r->arena, 11, 900, 5);
         res->ratios = numbers(&r->arena, 10, 1.0 + k, 0.01);
-        kc_bench_summarize(res->times, 30, &res->time);
-        kc_bench_summarize(res->ratios, 10, &res->ratio);
-        kc_bench_summarize(res->ref, 11, &res->ref_time);
+        kc_stats_summarize(res->times, 30, &res->time);
+        kc_stats_summarize(res->ratios, 10, &res->ratio);
+        kc_stats_summarize(res->ref, 11, &res->ref_time);
         res->bytes = 12 * 4096, res->flops = k ? -1 : 2 * 4096;
         res->gb_per_s = res->bytes / res->time.median;
         res->gflop_per_s = res->flops >= 0 ? res->flops / res->time.median : -1;

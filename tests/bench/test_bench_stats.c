@@ -67,8 +67,8 @@ static void against_scipy(void **state)
     int line = 0, nmwu = 0, nq = 0;
     while (next_case(f, &c, &line)) {
         if (strcmp(c.kind, "mwu") == 0) {
-            kc_bench_mwu m;
-            assert_true(kc_bench_mann_whitney(c.x, c.nx, c.y, c.ny, &m));
+            kc_stats_mwu m;
+            assert_true(kc_stats_mann_whitney(c.x, c.nx, c.y, c.ny, &m));
             assert_close(c.want[0], m.u_x, "U", c.line);
             assert_close((double)c.nx * c.ny - c.want[0], m.u_y, "U of y", c.line);
             assert_close(c.want[1], m.p_two_sided, "two-sided p", c.line);
@@ -76,8 +76,8 @@ static void against_scipy(void **state)
             assert_close(c.want[3], m.p_less, "p less", c.line);
             nmwu++;
         } else if (strcmp(c.kind, "quantiles") == 0) {
-            kc_bench_stats s;
-            kc_bench_summarize(c.x, c.nx, &s);
+            kc_stats_summary s;
+            kc_stats_summarize(c.x, c.nx, &s);
             assert_close(c.want[0], s.median, "median", c.line);
             assert_close(c.want[1], s.q1, "first quartile", c.line);
             assert_close(c.want[2], s.q3, "third quartile", c.line);
@@ -98,34 +98,34 @@ static void against_scipy(void **state)
 static void by_hand(void **state)
 {
     (void)state;
-    kc_bench_mwu m;
+    kc_stats_mwu m;
     double x[] = {1, 2, 3}, y[] = {4, 5, 6};
-    assert_true(kc_bench_mann_whitney(x, 3, y, 3, &m));
+    assert_true(kc_stats_mann_whitney(x, 3, y, 3, &m));
     assert_close(0, m.u_x, "U", __LINE__);
     assert_close(0.5 * erfc(-2.1821789023599236 / sqrt(2)), m.p_greater, "p", __LINE__);
     double a[] = {1, 2}, b[] = {2, 3};
-    assert_true(kc_bench_mann_whitney(a, 2, b, 2, &m));
+    assert_true(kc_stats_mann_whitney(a, 2, b, 2, &m));
     assert_close(0.5, m.u_x, "U with ties", __LINE__);
     assert_close((0.5 - 2) / sqrt(1.5), m.z, "z with ties", __LINE__);
     /* empty or NaN: no test, p = 1 */
-    assert_false(kc_bench_mann_whitney(a, 0, b, 2, &m));
+    assert_false(kc_stats_mann_whitney(a, 0, b, 2, &m));
     assert_close(1, m.p_two_sided, "p of nothing", __LINE__);
     double nan[] = {1, NAN};
-    assert_false(kc_bench_mann_whitney(nan, 2, b, 2, &m));
+    assert_false(kc_stats_mann_whitney(nan, 2, b, 2, &m));
 }
 
 static void quantiles_and_summary(void **state)
 {
     (void)state;
     double s[] = {1, 2, 3, 4};
-    assert_close(2.5, kc_bench_quantile(s, 4, 0.5), "median", __LINE__);
-    assert_close(1.75, kc_bench_quantile(s, 4, 0.25), "q1", __LINE__);
-    assert_close(1, kc_bench_quantile(s, 4, 0), "min", __LINE__);
-    assert_close(4, kc_bench_quantile(s, 4, 1), "max", __LINE__);
-    assert_true(isnan(kc_bench_quantile(s, 0, 0.5)));
+    assert_close(2.5, kc_stats_quantile(s, 4, 0.5), "median", __LINE__);
+    assert_close(1.75, kc_stats_quantile(s, 4, 0.25), "q1", __LINE__);
+    assert_close(1, kc_stats_quantile(s, 4, 0), "min", __LINE__);
+    assert_close(4, kc_stats_quantile(s, 4, 1), "max", __LINE__);
+    assert_true(isnan(kc_stats_quantile(s, 0, 0.5)));
     double x[] = {10, 30, 20, 40, 1000}; /* an outlier moves neither the median nor the IQR much */
-    kc_bench_stats st;
-    kc_bench_summarize(x, 5, &st);
+    kc_stats_summary st;
+    kc_stats_summarize(x, 5, &st);
     assert_close(30, st.median, "median", __LINE__);
     assert_close(20, st.q1, "q1", __LINE__);
     assert_close(40, st.q3, "q3", __LINE__);
@@ -133,7 +133,7 @@ static void quantiles_and_summary(void **state)
     assert_close(1000, st.max, "max", __LINE__);
     assert_close(20.0 / 30, st.spread, "spread", __LINE__);
     assert_close(30, x[1], "the input is left as it was", __LINE__);
-    kc_bench_summarize(x, 0, &st);
+    kc_stats_summarize(x, 0, &st);
     assert_true(isnan(st.median));
 }
 

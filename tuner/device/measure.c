@@ -22,6 +22,7 @@
  * the variant's fault: it stops the search and records nothing.
  */
 #include "device_private.h"
+#include "kc_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,20 +150,6 @@ static kc_result_status check(td_search *r, kcrt_kernel *k, const kc_cache_key *
                                                                             : KC_RESULT_VERIFY_FAILED;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median and interquartile range of n samples (sorted in place). */
-static void stats(double *s, int n, double *median, double *iqr)
-{
-    qsort(s, (size_t)n, sizeof(double), cmp_double);
-    *median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    *iqr = s[(3 * (n - 1)) / 4] - s[(n - 1) / 4];
-}
-
 static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, double wall, kc_cache_result *res,
                         char *why, size_t len)
 {
@@ -177,7 +164,9 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
         if (!(ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, m, samples + n) == KCRT_OK))
             break;
         n += m;
-        stats(samples, n, &median, &iqr);
+        kc_stats_summary sum;
+        kc_stats_summarize(samples, n, &sum);
+        median = sum.median, iqr = sum.q3 - sum.q1;
         if ((n >= 10 && 1.58 * iqr / sqrt(n) <= NOTCH_BOUND * median) || td_now() - t0 >= cap)
             break;
     }

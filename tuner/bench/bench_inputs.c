@@ -11,7 +11,6 @@
  * fills them (kcrt_fill), from a fixed seed.
  */
 #include "kc_bench.h"
-#include "kc_tools.h"
 #include "kcrt_internal.h"
 
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /*
- * bench_stats.c — the statistics of kc bench: quantiles, the summary of a
- * sample (median, quartiles, spread) and the Mann–Whitney U test.
+ * stats.c — the statistics of kc run, kc bench and kc tune: quantiles,
+ * the summary of a sample (median, quartiles, spread) and the Mann–Whitney
+ * U test.
  *
  * Quantiles interpolate linearly between order statistics (Hyndman and
  * Fan's type 7, numpy's and R's default), so the values can be checked
@@ -17,7 +18,7 @@
  * and a continuity correction of 1/2 towards the mean. tests/bench holds
  * values computed with scipy for comparison.
  */
-#include "kc_bench.h"
+#include "kc_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,13 +30,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void kc_bench_sort(double *x, int n)
+void kc_stats_sort(double *x, int n)
 {
     if (n > 1)
         qsort(x, (size_t)n, sizeof(double), cmp_double);
 }
 
-double kc_bench_quantile(const double *sorted, int n, double q)
+double kc_stats_quantile(const double *sorted, int n, double q)
 {
     if (n <= 0)
         return NAN;
@@ -48,22 +49,22 @@ double kc_bench_quantile(const double *sorted, int n, double q)
     return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
 }
 
-void kc_bench_summarize(const double *x, int n, kc_bench_stats *out)
+void kc_stats_summarize(const double *x, int n, kc_stats_summary *out)
 {
     *out =
-        (kc_bench_stats){.n = n, .median = NAN, .q1 = NAN, .q3 = NAN, .min = NAN, .max = NAN, .spread = NAN};
+        (kc_stats_summary){.n = n, .median = NAN, .q1 = NAN, .q3 = NAN, .min = NAN, .max = NAN, .spread = NAN};
     if (n <= 0)
         return;
     double *s = malloc((size_t)n * sizeof(double));
     if (!s)
         return;
     memcpy(s, x, (size_t)n * sizeof(double));
-    kc_bench_sort(s, n);
+    kc_stats_sort(s, n);
     out->min = s[0];
     out->max = s[n - 1];
-    out->median = kc_bench_quantile(s, n, 0.5);
-    out->q1 = kc_bench_quantile(s, n, 0.25);
-    out->q3 = kc_bench_quantile(s, n, 0.75);
+    out->median = kc_stats_quantile(s, n, 0.5);
+    out->q1 = kc_stats_quantile(s, n, 0.25);
+    out->q3 = kc_stats_quantile(s, n, 0.75);
     out->spread = out->median > 0 ? (out->q3 - out->q1) / out->median : NAN;
     free(s);
 }
@@ -113,9 +114,9 @@ static bool rank_sum(const double *x, int nx, const double *y, int ny, double *r
     return true;
 }
 
-bool kc_bench_mann_whitney(const double *x, int nx, const double *y, int ny, kc_bench_mwu *out)
+bool kc_stats_mann_whitney(const double *x, int nx, const double *y, int ny, kc_stats_mwu *out)
 {
-    *out = (kc_bench_mwu){.p_two_sided = 1, .p_greater = 1, .p_less = 1};
+    *out = (kc_stats_mwu){.p_two_sided = 1, .p_greater = 1, .p_less = 1};
     if (nx < 1 || ny < 1)
         return false;
     for (int i = 0; i < nx; i++)

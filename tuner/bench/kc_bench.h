@@ -29,37 +29,10 @@
 #include <stdio.h>
 
 #include "kc/kcrt.h"
+#include "kc_stats.h"
 #include "kc_support.h"
 
 #define KC_BENCH_FORMAT "kc-bench/1" /* the "format" of results and baselines */
-
-/* ---- statistics (bench_stats.c) -------------------------------------------------- */
-
-/* A sample's order statistics. spread = (q3 - q1) / median. */
-typedef struct kc_bench_stats {
-    int n;
-    double median, q1, q3, min, max, spread;
-} kc_bench_stats;
-
-void kc_bench_sort(double *x, int n);
-/* The q-quantile of sorted[0..n-1], interpolated linearly (numpy's default);
- * NaN when n is 0. */
-double kc_bench_quantile(const double *sorted, int n, double q);
-/* Fills out from x (left as it is); NaNs in out when n is 0. */
-void kc_bench_summarize(const double *x, int n, kc_bench_stats *out);
-
-/* The Mann–Whitney U test of x against y, normal approximation with tie
- * and continuity corrections (scipy's method="asymptotic"). */
-typedef struct kc_bench_mwu {
-    double u_x, u_y;  /* U of x (scipy's statistic) and of y; u_x + u_y = nx ny */
-    double z;         /* (u_x - nx ny / 2) / sigma, without the continuity correction */
-    double p_greater; /* one-sided: x tends to be greater than y */
-    double p_less;    /* one-sided: x tends to be less */
-    double p_two_sided;
-} kc_bench_mwu;
-
-/* False (with p-values of 1) when a sample is empty or holds a NaN. */
-bool kc_bench_mann_whitney(const double *x, int nx, const double *y, int ny, kc_bench_mwu *out);
 
 /* ---- inputs (bench_inputs.c) ----------------------------------------------------- */
 
@@ -156,7 +129,7 @@ typedef struct kc_bench_result {
     double *ref;    /* the reference kernel's mean launch per submission: rounds + 1 */
     double *ratios; /* per round: the kernel's mean launch / the geometric mean of
                        the reference's just before and just after */
-    kc_bench_stats time, ratio, ref_time;
+    kc_stats_summary time, ratio, ref_time;
     double bytes, flops;                    /* per launch; -1 when kc.yaml does not say */
     double gb_per_s, gflop_per_s, roofline; /* -1 when unknown */
     const char *bound;                      /* "memory" or "compute" when roofline >= 0 */

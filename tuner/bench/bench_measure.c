@@ -137,8 +137,8 @@ static double timed_median(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, i
     if (!s)
         return NAN;
     memcpy(s, each, (size_t)q * sizeof(double));
-    kc_bench_sort(s, q);
-    double m = kc_bench_quantile(s, q, 0.5);
+    kc_stats_sort(s, q);
+    double m = kc_stats_quantile(s, q, 0.5);
     free(s);
     return m;
 }
@@ -356,9 +356,9 @@ static bool run_rounds(kc_bench_ref *ref, const kcrt_arg *rargs, kcrt_kernel *k,
 
 static void derived(kc_bench_result *res, const kc_bench_args *args, const kcrt_kernel_info *ki)
 {
-    kc_bench_summarize(res->times, res->ntimes, &res->time);
-    kc_bench_summarize(res->ratios, res->rounds, &res->ratio);
-    kc_bench_summarize(res->ref, res->rounds + 1, &res->ref_time);
+    kc_stats_summarize(res->times, res->ntimes, &res->time);
+    kc_stats_summarize(res->ratios, res->rounds, &res->ratio);
+    kc_stats_summarize(res->ref, res->rounds + 1, &res->ref_time);
     res->bytes = kc_bench_args_eval(args, ki->bytes);
     res->flops = kc_bench_args_eval(args, ki->flops);
     res->gb_per_s = res->bytes >= 0 ? res->bytes / res->time.median : -1;

@@ -89,11 +89,11 @@ const kc_bench_result *kc_bench_find(const kc_bench_run *b, const char *kernel, 
 void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, double max_regression,
                     double alpha, kc_bench_check *out)
 {
-    kc_bench_stats sn, sb;
-    kc_bench_mwu m;
-    kc_bench_summarize(now, nnow, &sn);
-    kc_bench_summarize(base, nbase, &sb);
-    kc_bench_mann_whitney(now, nnow, base, nbase, &m);
+    kc_stats_summary sn, sb;
+    kc_stats_mwu m;
+    kc_stats_summarize(now, nnow, &sn);
+    kc_stats_summarize(base, nbase, &sb);
+    kc_stats_mann_whitney(now, nnow, base, nbase, &m);
     *out = (kc_bench_check){.n_now = nnow, .n_base = nbase, .u = m.u_x, .z = m.z};
     out->change = sn.median / sb.median - 1;
     out->p = out->change > 0 ? m.p_greater : m.p_less;
@@ -311,9 +311,9 @@ static bool read_result(kc_bench_run *b, json_t *o, int index, char *err, size_t
             return false;
         }
     res->per_round = (int)get_num(o, "per_round");
-    kc_bench_summarize(res->ratios, res->rounds, &res->ratio);
-    kc_bench_summarize(res->times, res->ntimes, &res->time);
-    kc_bench_summarize(res->ref, nref, &res->ref_time);
+    kc_stats_summarize(res->ratios, res->rounds, &res->ratio);
+    kc_stats_summarize(res->times, res->ntimes, &res->time);
+    kc_stats_summarize(res->ref, nref, &res->ref_time);
     return true;
 }
 
