@@ -8,22 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kc/kcrt.h"
+#include <jansson.h>
 
-static void print_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
+#include "kc/kcrt.h"
 
 static void features(const kcrt_device_info *d, char *out, size_t len)
 {
@@ -73,49 +60,43 @@ static void print_text(FILE *out, const kcrt_device_info *d)
     fprintf(out, "   family       %s\n", d->family);
 }
 
-static void print_json(FILE *out, const kcrt_device_info *d, bool last)
+static json_t *uint3(const uint32_t v[3])
 {
-    fprintf(out, "  {\"index\": %d, \"name\": ", d->index);
-    print_json_string(out, d->name);
-    fprintf(out, ", \"backend\": \"%s\", \"type\": \"%s\", \"vendor\": ", d->backend, d->type_name);
-    print_json_string(out, d->vendor);
-    fprintf(out, ", \"vendor_id\": %u, \"device_id\": %u, \"driver_version\": %u, \"driver\": ", d->vendor_id,
-            d->device_id, d->driver_version);
-    print_json_string(out, d->driver);
-    fprintf(out,
-            ",\n   \"api_version\": \"%u.%u.%u\", \"subgroup_size\": %u, \"min_subgroup_size\": %u, "
-            "\"max_subgroup_size\": %u,\n",
-            d->api_version >> 22 & 0x7f, d->api_version >> 12 & 0x3ff, d->api_version & 0xfff,
-            d->subgroup_size, d->min_subgroup_size, d->max_subgroup_size);
-    fprintf(out,
-            "   \"max_workgroup_invocations\": %u, \"max_workgroup_size\": [%u, %u, %u], "
-            "\"max_workgroup_count\": [%u, %u, %u],\n",
-            d->max_workgroup_invocations, d->max_workgroup_size[0], d->max_workgroup_size[1],
-            d->max_workgroup_size[2], d->max_workgroup_count[0], d->max_workgroup_count[1],
-            d->max_workgroup_count[2]);
-    fprintf(out,
-            "   \"max_shared_bytes\": %u, \"max_push_bytes\": %u, \"max_storage_buffers\": %u, "
-            "\"max_buffer_bytes\": %llu, \"memory_bytes\": %llu, \"unified_memory\": %s,\n",
-            d->max_shared_bytes, d->max_push_bytes, d->max_storage_buffers,
-            (unsigned long long)d->max_buffer_bytes, (unsigned long long)d->memory_bytes,
-            d->unified_memory ? "true" : "false");
-    fprintf(out, "   \"timestamp_period_ns\": %g, \"timestamp_valid_bits\": %u,\n", d->timestamp_period_ns,
-            d->timestamp_valid_bits);
-    fprintf(out,
-            "   \"features\": {\"float16\": %s, \"int64\": %s, \"storage16\": %s, \"subgroups\": %s, "
-            "\"subgroup_arithmetic\": %s, \"subgroup_shuffle\": %s, \"subgroup_ballot\": %s, "
-            "\"float_atomics\": %s},\n",
-            d->float16 ? "true" : "false", d->int64 ? "true" : "false", d->storage16 ? "true" : "false",
-            d->subgroups ? "true" : "false", d->subgroup_arithmetic ? "true" : "false",
-            d->subgroup_shuffle ? "true" : "false", d->subgroup_ballot ? "true" : "false",
-            d->float_atomics ? "true" : "false");
-    fprintf(out, "   \"key\": ");
-    print_json_string(out, d->key);
-    fprintf(out, ", \"family\": ");
-    print_json_string(out, d->family);
-    fprintf(out, ", \"target\": ");
-    print_json_string(out, d->target);
-    fprintf(out, "}%s\n", last ? "" : ",");
+    return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
+}
+
+static json_t *device_json(const kcrt_device_info *d)
+{
+    char api[32];
+    snprintf(api, sizeof(api), "%u.%u.%u", d->api_version >> 22 & 0x7f, d->api_version >> 12 & 0x3ff,
+             d->api_version & 0xfff);
+    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I}", "index", d->index,
+                          "name", d->name, "backend", d->backend, "type", d->type_name, "vendor", d->vendor,
+                          "vendor_id", (json_int_t)d->vendor_id, "device_id", (json_int_t)d->device_id,
+                          "driver_version", (json_int_t)d->driver_version, "driver", d->driver, "api_version", api,
+                          "subgroup_size", (json_int_t)d->subgroup_size, "min_subgroup_size",
+                          (json_int_t)d->min_subgroup_size, "max_subgroup_size", (json_int_t)d->max_subgroup_size);
+    json_object_set_new(o, "max_workgroup_invocations", json_integer(d->max_workgroup_invocations));
+    json_object_set_new(o, "max_workgroup_size", uint3(d->max_workgroup_size));
+    json_object_set_new(o, "max_workgroup_count", uint3(d->max_workgroup_count));
+    json_object_set_new(o, "max_shared_bytes", json_integer(d->max_shared_bytes));
+    json_object_set_new(o, "max_push_bytes", json_integer(d->max_push_bytes));
+    json_object_set_new(o, "max_storage_buffers", json_integer(d->max_storage_buffers));
+    json_object_set_new(o, "max_buffer_bytes", json_integer((json_int_t)d->max_buffer_bytes));
+    json_object_set_new(o, "memory_bytes", json_integer((json_int_t)d->memory_bytes));
+    json_object_set_new(o, "unified_memory", json_boolean(d->unified_memory));
+    json_object_set_new(o, "timestamp_period_ns", json_real(d->timestamp_period_ns));
+    json_object_set_new(o, "timestamp_valid_bits", json_integer(d->timestamp_valid_bits));
+    json_object_set_new(o, "features",
+                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "float16", d->float16, "int64",
+                                  d->int64, "storage16", d->storage16, "subgroups", d->subgroups,
+                                  "subgroup_arithmetic", d->subgroup_arithmetic, "subgroup_shuffle",
+                                  d->subgroup_shuffle, "subgroup_ballot", d->subgroup_ballot, "float_atomics",
+                                  d->float_atomics));
+    json_object_set_new(o, "key", json_string(d->key));
+    json_object_set_new(o, "family", json_string(d->family));
+    json_object_set_new(o, "target", json_string(d->target));
+    return o;
 }
 
 int kc_cmd_devices(int argc, char **argv)
@@ -147,17 +128,19 @@ int kc_cmd_devices(int argc, char **argv)
         fprintf(stderr, "kc devices: %s\n", err);
         return KC_EXIT_ERROR;
     }
-    if (json)
-        printf("[\n");
+    json_t *all = json ? json_array() : NULL;
     for (int i = 0; i < n; i++)
         if (json)
-            print_json(stdout, &list[i], i == n - 1);
+            json_array_append_new(all, device_json(&list[i]));
         else
             print_text(stdout, &list[i]);
-    if (json)
-        printf("]\n");
-    else if (n == 0)
+    if (json) {
+        json_dumpf(all, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        printf("\n");
+        json_decref(all);
+    } else if (n == 0) {
         printf("no devices\n");
+    }
     free(list);
     if (n == 0) {
         fprintf(stderr, "kc devices: no %s device found\n", backend ? backend : "HIP, CUDA or Vulkan");

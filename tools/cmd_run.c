@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "kc/kcrt.h"
 #include "kcrt_internal.h"
 #include "kc_stats.h"
@@ -207,27 +209,6 @@ static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
 
 /* ---- buffers ------------------------------------------------------------------------------------- */
 
-static void *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *p = malloc(cap);
-    for (size_t got; p && (got = fread(p + len, 1, cap - len, f)) > 0;) {
-        len += got;
-        if (len == cap) {
-            unsigned char *bigger = realloc(p, cap *= 2);
-            if (!bigger)
-                free(p);
-            p = bigger;
-        }
-    }
-    fclose(f);
-    *n = len;
-    return p;
-}
-
 /* The elements a buffer parameter needs, or -1 when its extent is unknown. */
 static int elements(run_state *st, const kcrt_param_info *p, int64_t *n)
 {
@@ -253,8 +234,8 @@ static int make_buffer(run_state *st, const run_opts *o, int i, uint64_t *r)
     size_t have = 0, need = n < 0 ? 0 : (size_t)n * p->elem_bytes;
     unsigned char *data = NULL;
     if (file) {
-        if (!(data = read_file(file + 1, &have)))
-            return fail("cannot read %s for %s: %s", file + 1, p->name, strerror(errno));
+        if (!(data = (unsigned char *)kc_read_file(file + 1, &have)))
+            return fail("cannot read %s for %s: %s", file + 1, p->name, kc_read_error(errno));
         if (n < 0)
             need = have;
         if (have < need) {
@@ -414,38 +395,28 @@ static void report_text(run_state *st, const run_opts *o, const timing *t)
         printf("compute  %.2f GFLOP/s\n", t->flops / t->median);
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    putchar('"');
-}
-
 static void report_json(run_state *st, const run_opts *o, const timing *t)
 {
-    printf("{\"kernel\": ");
-    json_string(st->ki->name);
-    printf(", \"variant\": ");
-    json_string(st->variant);
-    printf(", \"why\": ");
-    json_string(st->why);
-    printf(", \"device\": ");
-    json_string(kcrt_device_name(st->ctx));
-    printf(", \"backend\": \"%s\", \"grid\": [%lld, %lld, %lld], \"repeat\": %d", kcrt_backend_name(st->ctx),
-           (long long)t->grid[0], (long long)t->grid[1], (long long)t->grid[2], o->repeat);
-    if (o->repeat)
-        printf(", \"median_ns\": %.1f, \"min_ns\": %.1f, \"max_ns\": %.1f", t->median, t->min, t->max);
-    if (o->repeat && t->bytes >= 0)
-        printf(", \"bytes\": %.0f, \"gb_per_s\": %.3f", t->bytes, t->bytes / t->median);
-    if (o->repeat && t->flops >= 0)
-        printf(", \"flops\": %.0f, \"gflop_per_s\": %.3f", t->flops, t->flops / t->median);
-    printf("}\n");
+    json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[I, I, I], s:i}", "kernel", st->ki->name, "variant",
+                          st->variant, "why", st->why, "device", kcrt_device_name(st->ctx), "backend",
+                          kcrt_backend_name(st->ctx), "grid", (json_int_t)t->grid[0], (json_int_t)t->grid[1],
+                          (json_int_t)t->grid[2], "repeat", o->repeat);
+    if (o->repeat) {
+        json_object_set_new(r, "median_ns", json_real(t->median));
+        json_object_set_new(r, "min_ns", json_real(t->min));
+        json_object_set_new(r, "max_ns", json_real(t->max));
+    }
+    if (o->repeat && t->bytes >= 0) {
+        json_object_set_new(r, "bytes", json_real(t->bytes));
+        json_object_set_new(r, "gb_per_s", json_real(t->bytes / t->median));
+    }
+    if (o->repeat && t->flops >= 0) {
+        json_object_set_new(r, "flops", json_real(t->flops));
+        json_object_set_new(r, "gflop_per_s", json_real(t->flops / t->median));
+    }
+    json_dumpf(r, stdout, JSON_REAL_PRECISION(10));
+    printf("\n");
+    json_decref(r);
 }
 
 static int launch_and_time(run_state *st, const run_opts *o)
