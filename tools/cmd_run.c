@@ -26,6 +26,7 @@
 #include "kc/kcrt.h"
 #include "kcrt_internal.h"
 #include "kc_stats.h"
+#include "kc_workload.h"
 
 enum { MAX_PARAMS = 256, MAX_OUTS = 64 };
 
@@ -213,13 +214,8 @@ static int check_assignments(const run_opts *o, const kcrt_kernel_info *ki)
 static int elements(run_state *st, const kcrt_param_info *p, int64_t *n)
 {
     char err[512];
-    *n = -1;
-    if (!p->extent)
-        return KC_EXIT_OK;
-    if (kcrt_eval(p->extent, st->names, st->values, st->nnames, n, err, sizeof(err)) != KCRT_OK)
-        return fail("the extent of %s cannot be evaluated: %s", p->name, err);
-    if (*n < 0)
-        return fail("the extent of %s, %s, is %lld", p->name, p->extent_text, (long long)*n);
+    if (!kc_workload_elements(p, st->names, st->values, st->nnames, n, err, sizeof(err)))
+        return fail("%s", err);
     return KC_EXIT_OK;
 }
 
@@ -245,16 +241,19 @@ static int make_buffer(run_state *st, const run_opts *o, int i, uint64_t *r)
         }
     } else if (n < 0) {
         return fail("the size of %s is not declared: give %s=@FILE", p->name, p->name);
-    } else if (!(data = malloc(need ? need : 1))) {
-        return fail("out of memory for %s (%zu bytes)", p->name, need);
-    } else
-        kcrt_fill(p, data, (size_t)n, r);
-    kcrt_status s = kcrt_buffer_create(st->ctx, need ? need : 4, &st->bufs[i]);
-    if (s == KCRT_OK && need)
-        s = kcrt_buffer_write(st->bufs[i], 0, data, need);
-    free(data);
-    if (s != KCRT_OK)
-        return fail("buffer %s (%zu bytes): %s", p->name, need, kcrt_error(st->ctx));
+    }
+    if (data) {
+        kcrt_status s = kcrt_buffer_create(st->ctx, need ? need : 4, &st->bufs[i]);
+        if (s == KCRT_OK && need)
+            s = kcrt_buffer_write(st->bufs[i], 0, data, need);
+        free(data);
+        if (s != KCRT_OK)
+            return fail("buffer %s (%zu bytes): %s", p->name, need, kcrt_error(st->ctx));
+    } else {
+        char err[512];
+        if (!kc_workload_buffer(st->ctx, p, n, r, &st->bufs[i], NULL, err, sizeof(err)))
+            return fail("%s", err);
+    }
     st->bytes[i] = need;
     st->args[i] = KCRT_BUF(st->bufs[i]);
     return KC_EXIT_OK;
@@ -266,31 +265,7 @@ static int make_buffer(run_state *st, const run_opts *o, int i, uint64_t *r)
 /* Names for expressions: integer scalars, then the chosen variant's tunables. */
 static int collect_names(run_state *st)
 {
-    const kcrt_kernel_info *ki = st->ki;
-    for (int i = 0; i < ki->nparams; i++) {
-        const kcrt_param_info *p = &ki->params[i];
-        if (p->kind != KCRT_PARAM_SCALAR || p->type == KCRT_TYPE_FLOAT || p->type == KCRT_TYPE_HALF)
-            continue;
-        const kcrt_arg *a = &st->args[i];
-        st->names[st->nnames] = p->name;
-        st->values[st->nnames++] = a->type == KCRT_ARG_I32   ? (int64_t)a->v.i32
-                                   : a->type == KCRT_ARG_U32 ? (int64_t)a->v.u32
-                                                             : (int64_t)a->v.b;
-    }
-    char *copy = strdup(st->variant), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t && st->nnames < MAX_PARAMS + 64;
-         t = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(t, '=');
-        if (!eq)
-            continue;
-        *eq = 0;
-        for (int j = 0; j < ki->ntunables; j++)
-            if (strcmp(ki->tunables[j].name, t) == 0) {
-                st->names[st->nnames] = ki->tunables[j].name;
-                st->values[st->nnames++] = strtoll(eq + 1, NULL, 10);
-            }
-    }
-    free(copy);
+    st->nnames = kc_workload_names(st->ki, st->args, st->variant, st->names, st->values, MAX_PARAMS + 64);
     return KC_EXIT_OK;
 }
 

@@ -11,6 +11,7 @@
  * fills them (kcrt_fill), from a fixed seed.
  */
 #include "kc_bench.h"
+#include "kc_workload.h"
 #include "kcrt_internal.h"
 
 #include <stdlib.h>
@@ -101,63 +102,20 @@ static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *ou
     return true;
 }
 
-/* Integer scalars, then the chosen variant's tunables, for expressions. */
-static void collect_names(kc_bench_args *a, const kcrt_kernel_info *ki, const char *variant)
-{
-    for (int i = 0; i < ki->nparams; i++) {
-        const kcrt_param_info *p = &ki->params[i];
-        if (p->kind != KCRT_PARAM_SCALAR || p->type == KCRT_TYPE_FLOAT || p->type == KCRT_TYPE_HALF)
-            continue;
-        const kcrt_arg *v = &a->args[i];
-        a->names[a->nnames] = p->name;
-        a->values[a->nnames++] = v->type == KCRT_ARG_I32   ? (int64_t)v->v.i32
-                                 : v->type == KCRT_ARG_U32 ? (int64_t)v->v.u32
-                                                           : (int64_t)v->v.b;
-    }
-    for (const char *at = variant; at && *at && a->nnames < KC_BENCH_MAX_PARAMS * 2;) {
-        const char *comma = strchr(at, ','), *eq = strchr(at, '=');
-        for (int j = 0; eq && j < ki->ntunables; j++)
-            if (strlen(ki->tunables[j].name) == (size_t)(eq - at) &&
-                strncmp(ki->tunables[j].name, at, (size_t)(eq - at)) == 0) {
-                a->names[a->nnames] = ki->tunables[j].name;
-                a->values[a->nnames++] = strtoll(eq + 1, NULL, 10);
-            }
-        at = comma ? comma + 1 : NULL;
-    }
-}
-
 static bool make_buffer(kc_bench_args *a, kcrt_context *ctx, const kcrt_param_info *p, int i, uint64_t *rng,
                         char *err, size_t errlen)
 {
-    char why[256];
-    int64_t n = -1;
-    if (!p->extent) {
-        snprintf(err, errlen, "the size of buffer %s is not declared, so kc bench cannot allocate it",
-                 p->name);
+    int64_t n;
+    if (!kc_workload_elements(p, a->names, a->values, a->nnames, &n, err, errlen))
+        return false;
+    if (n < 0) {
+        snprintf(err, errlen, "the size of buffer %s is not declared, so kc bench cannot allocate it", p->name);
         return false;
     }
-    if (kcrt_eval(p->extent, a->names, a->values, a->nnames, &n, why, sizeof(why)) != KCRT_OK || n < 0) {
-        snprintf(err, errlen, "the extent of %s (%s) cannot be evaluated: %s", p->name, p->extent_text,
-                 n < 0 ? "it is negative" : why);
+    if (!kc_workload_buffer(ctx, p, n, rng, &a->bufs[i], NULL, err, errlen))
         return false;
-    }
-    size_t bytes = (size_t)n * p->elem_bytes;
-    unsigned char *data = malloc(bytes ? bytes : 1);
-    if (!data) {
-        snprintf(err, errlen, "out of memory for %s (%zu bytes)", p->name, bytes);
-        return false;
-    }
-    kcrt_fill(p, data, (size_t)n, rng);
-    kcrt_status s = kcrt_buffer_create(ctx, bytes ? bytes : 4, &a->bufs[i]);
-    if (s == KCRT_OK && bytes)
-        s = kcrt_buffer_write(a->bufs[i], 0, data, bytes);
-    free(data);
-    if (s != KCRT_OK) {
-        snprintf(err, errlen, "buffer %s (%zu bytes): %s", p->name, bytes, kcrt_error(ctx));
-        return false;
-    }
     a->args[i] = KCRT_BUF(a->bufs[i]);
-    a->buffer_bytes += bytes;
+    a->buffer_bytes += (size_t)n * p->elem_bytes;
     return true;
 }
 
@@ -192,7 +150,7 @@ bool kc_bench_args_make(kcrt_kernel *k, const char *shape, uint64_t seed, kc_ben
         ok = false;
     }
     if (ok)
-        collect_names(a, ki, variant);
+        a->nnames = kc_workload_names(ki, a->args, variant, a->names, a->values, KC_BENCH_MAX_PARAMS * 2);
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
     for (int i = 0; i < ki->nparams && ok; i++)
         if (ki->params[i].kind == KCRT_PARAM_BUFFER)

@@ -90,8 +90,6 @@ bool td_workload_keep_reference(td_workload *w, char *why, size_t len);
  * of them; a NaN or infinity where the reference has none fails. Writes
  * the error and, when it fails, why. */
 bool td_workload_check(td_workload *w, double tolerance, double *rel_l2, char *why, size_t len);
-/* The values a kernel's integer expressions need: integer scalars. */
-int td_workload_ints(const td_workload *w, const char **names, int64_t *values, int max);
 
 /* ---- watchdog.c ------------------------------------------------------------------------- */
 

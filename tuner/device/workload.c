@@ -12,6 +12,7 @@
  * with what the reference variant wrote (relative L2 over all of them).
  */
 #include "device_private.h"
+#include "kc_workload.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -108,19 +109,6 @@ bool td_shape_canonical(const kcrt_kernel_info *info, const char *shape, kc_aren
     return ok;
 }
 
-int td_workload_ints(const td_workload *w, const char **names, int64_t *values, int max)
-{
-    int n = 0;
-    for (int i = 0; i < w->nargs && n < max; i++) {
-        const kcrt_param_info *p = &w->info->params[i];
-        if (is_int_scalar(p)) {
-            names[n] = p->name;
-            values[n++] = p->type == KCRT_TYPE_INT ? w->args[i].v.i32 : (int64_t)w->args[i].v.u32;
-        }
-    }
-    return n;
-}
-
 static void set_scalar(td_workload *w, int i)
 {
     const kcrt_param_info *p = &w->info->params[i];
@@ -140,34 +128,18 @@ static bool make_buffer(td_workload *w, int i, uint64_t *seed, size_t *largest, 
     const kcrt_param_info *p = &w->info->params[i];
     const char *names[256];
     int64_t values[256], n;
-    int nn = td_workload_ints(w, names, values, 256);
-    if (!p->extent) {
+    int nn = kc_workload_names(w->info, w->args, NULL, names, values, 256); /* the scalars set so far */
+    void *data;
+    if (!kc_workload_elements(p, names, values, nn, &n, err, errlen))
+        return false;
+    if (n < 0) {
         snprintf(err, errlen, "buffer %s of '%s' has no declared size; kc tune needs one (%s %s[n])", p->name,
                  w->info->name, p->type_name, p->name);
         return false;
     }
-    if (kcrt_eval(p->extent, names, values, nn, &n, err, errlen) != KCRT_OK)
+    if (!kc_workload_buffer(w->ctx, p, n, seed, &w->bufs[i], &data, err, errlen))
         return false;
-    if (n < 0 || (uint64_t)n > (UINT64_C(1) << 40) / p->elem_bytes) {
-        snprintf(err, errlen, "buffer %s of '%s' would hold %lld elements (%s) at shape %s", p->name, w->info->name,
-                 (long long)n, p->extent_text, w->shape);
-        return false;
-    }
     size_t bytes = (size_t)n * p->elem_bytes;
-    void *data = malloc(bytes ? bytes : 1);
-    if (!data) {
-        snprintf(err, errlen, "out of host memory for %s (%zu bytes)", p->name, bytes);
-        return false;
-    }
-    kcrt_fill(p, data, (size_t)n, seed);
-    kcrt_status s = kcrt_buffer_create(w->ctx, bytes ? bytes : 4, &w->bufs[i]);
-    if (s == KCRT_OK && bytes)
-        s = kcrt_buffer_write(w->bufs[i], 0, data, bytes);
-    if (s != KCRT_OK) {
-        snprintf(err, errlen, "buffer %s (%zu bytes): %s", p->name, bytes, kcrt_error(w->ctx));
-        free(data);
-        return false;
-    }
     w->bytes[i] = bytes;
     w->args[i] = KCRT_BUF(w->bufs[i]);
     if (p->readonly)

@@ -1,0 +1,45 @@
+/*
+ * kc_workload.h — a kernel's launch at one shape, on the device, as kc run,
+ * kc bench and kc tune build it: the names its integer expressions may use,
+ * the elements each buffer needs, and the buffers, filled as kc.yaml's
+ * init says (kcrt_fill) from a seed, never with zeros.
+ *
+ * What differs between the three stays with them: where scalar values come
+ * from (the command line, a shape), what a buffer without a declared
+ * extent means (kc run reads it from a file; the others refuse it), and
+ * what is kept on the host (kc tune keeps the first contents to restore
+ * and compare).
+ */
+#ifndef KC_WORKLOAD_H
+#define KC_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kc/kcrt.h"
+
+/* Buffers larger than this are refused before anything is allocated. */
+#define KC_WORKLOAD_MAX_BYTES (UINT64_C(1) << 40)
+
+/* The names a launch's integer expressions (extents, grids) may use: the
+ * kernel's integer and bool scalars from args, then the tunables of
+ * `variant` ("WG=64,TM=4"; NULL for none) that the kernel declares. How
+ * many, at most max. */
+int kc_workload_names(const kcrt_kernel_info *ki, const kcrt_arg *args, const char *variant, const char **names,
+                      int64_t *values, int max);
+
+/* The elements buffer parameter p needs with those names: -1 when it
+ * declares no extent. False, with err, when the extent cannot be
+ * evaluated, is negative, or is more than KC_WORKLOAD_MAX_BYTES. */
+bool kc_workload_elements(const kcrt_param_info *p, const char *const *names, const int64_t *values, int nnames,
+                          int64_t *elements, char *err, size_t errlen);
+
+/* A device buffer of n elements of p's type, filled by kcrt_fill from
+ * *seed (which it advances). *data gets the host copy when data is not
+ * NULL (the caller frees it). False, with err, when host or device memory
+ * runs out. */
+bool kc_workload_buffer(kcrt_context *ctx, const kcrt_param_info *p, int64_t n, uint64_t *seed, kcrt_buffer **buf,
+                        void **data, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * workload.c — the names, extents and buffers of a launch (kc_workload.h).
+ */
+#include "kc_workload.h"
+
+#include "kcrt_internal.h" /* kcrt_fill */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kc_workload_names(const kcrt_kernel_info *ki, const kcrt_arg *args, const char *variant, const char **names,
+                      int64_t *values, int max)
+{
+    int n = 0;
+    for (int i = 0; i < ki->nparams && n < max; i++) {
+        const kcrt_param_info *p = &ki->params[i];
+        if (p->kind != KCRT_PARAM_SCALAR || p->type == KCRT_TYPE_FLOAT || p->type == KCRT_TYPE_HALF)
+            continue;
+        const kcrt_arg *a = &args[i];
+        names[n] = p->name;
+        values[n++] = a->type == KCRT_ARG_I32   ? (int64_t)a->v.i32
+                      : a->type == KCRT_ARG_U32 ? (int64_t)a->v.u32
+                                                : (int64_t)a->v.b;
+    }
+    for (const char *at = variant; at && *at && n < max;) {
+        const char *comma = strchr(at, ','), *eq = strchr(at, '=');
+        for (int j = 0; eq && (!comma || eq < comma) && j < ki->ntunables && n < max; j++)
+            if (strlen(ki->tunables[j].name) == (size_t)(eq - at) &&
+                strncmp(ki->tunables[j].name, at, (size_t)(eq - at)) == 0) {
+                names[n] = ki->tunables[j].name;
+                values[n++] = strtoll(eq + 1, NULL, 10);
+            }
+        at = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+bool kc_workload_elements(const kcrt_param_info *p, const char *const *names, const int64_t *values, int nnames,
+                          int64_t *elements, char *err, size_t errlen)
+{
+    char why[256];
+    *elements = -1;
+    if (!p->extent)
+        return true;
+    if (kcrt_eval(p->extent, names, values, nnames, elements, why, sizeof(why)) != KCRT_OK) {
+        snprintf(err, errlen, "the extent of %s, %s, cannot be evaluated: %s", p->name, p->extent_text, why);
+        return false;
+    }
+    if (*elements < 0 || (uint64_t)*elements > KC_WORKLOAD_MAX_BYTES / p->elem_bytes) {
+        snprintf(err, errlen, "the extent of %s, %s, is %lld elements", p->name, p->extent_text,
+                 (long long)*elements);
+        return false;
+    }
+    return true;
+}
+
+bool kc_workload_buffer(kcrt_context *ctx, const kcrt_param_info *p, int64_t n, uint64_t *seed, kcrt_buffer **buf,
+                        void **data, char *err, size_t errlen)
+{
+    size_t bytes = (size_t)n * p->elem_bytes;
+    void *host = malloc(bytes ? bytes : 1);
+    if (!host) {
+        snprintf(err, errlen, "out of host memory for %s (%zu bytes)", p->name, bytes);
+        return false;
+    }
+    kcrt_fill(p, host, (size_t)n, seed);
+    kcrt_status s = kcrt_buffer_create(ctx, bytes ? bytes : 4, buf);
+    if (s == KCRT_OK && bytes)
+        s = kcrt_buffer_write(*buf, 0, host, bytes);
+    if (s != KCRT_OK) {
+        snprintf(err, errlen, "buffer %s (%zu bytes): %s", p->name, bytes, kcrt_error(ctx));
+        free(host);
+        return false;
+    }
+    if (data)
+        *data = host;
+    else
+        free(host);
+    return true;
+}
