@@ -17,24 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KC_BENCH_FLOAT_SCALAR 0.75f /* kc tune's TD_FLOAT_SCALAR */
-
-/* The value the shape gives name, or NULL. */
-static const char *shape_value(const char *shape, const char *name, char *buf, size_t len)
-{
-    size_t n = strlen(name);
-    for (const char *at = shape; at && *at;) {
-        const char *comma = strchr(at, ',');
-        size_t item = comma ? (size_t)(comma - at) : strlen(at);
-        if (item > n && strncmp(at, name, n) == 0 && at[n] == '=') {
-            snprintf(buf, len, "%.*s", (int)(item - n - 1), at + n + 1);
-            return buf;
-        }
-        at = comma ? comma + 1 : NULL;
-    }
-    return NULL;
-}
-
 /* Every name in the shape is a scalar parameter of the kernel. */
 static bool check_shape_names(const kcrt_kernel_info *ki, const char *shape, char *err, size_t errlen)
 {
@@ -69,7 +51,7 @@ static bool check_shape_names(const kcrt_kernel_info *ki, const char *shape, cha
 static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *out, char *err, size_t errlen)
 {
     char buf[64];
-    const char *text = shape_value(shape, p->name, buf, sizeof(buf));
+    const char *text = kc_workload_shape_value(shape, p->name, buf, sizeof(buf));
     long long v = 1; /* a bool not named: true */
     bool is_int = p->type == KCRT_TYPE_INT || p->type == KCRT_TYPE_UINT;
     if (!text && is_int) {
@@ -93,7 +75,7 @@ static bool scalar_arg(const kcrt_param_info *p, const char *shape, kcrt_arg *ou
         return true;
     }
     char *end;
-    float f = text ? strtof(text, &end) : KC_BENCH_FLOAT_SCALAR;
+    float f = text ? strtof(text, &end) : KC_WORKLOAD_FLOAT_SCALAR;
     if (text && (!*text || *end)) {
         snprintf(err, errlen, "%s is a %s: '%s' is not a number", p->name, p->type_name, text);
         return false;

@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TD_FLOAT_SCALAR 0.75f
-
 static const struct {
     int lanes;
     char kind;
@@ -34,23 +32,17 @@ static bool is_int_scalar(const kcrt_param_info *p)
     return p->kind == KCRT_PARAM_SCALAR && (p->type == KCRT_TYPE_INT || p->type == KCRT_TYPE_UINT);
 }
 
-/* The value of name in "a=1,b=2"; false when absent or not an integer. */
+/* The value of name in "a=1,b=2"; false when absent or not a decimal
+ * integer. */
 static bool shape_value(const char *shape, const char *name, int64_t *v, bool *present)
 {
-    size_t n = strlen(name);
-    *present = false;
-    for (const char *at = shape; *at;) {
-        const char *comma = strchr(at, ',');
-        size_t len = comma ? (size_t)(comma - at) : strlen(at);
-        if (len > n && strncmp(at, name, n) == 0 && at[n] == '=') {
-            char *end;
-            *present = true;
-            *v = strtoll(at + n + 1, &end, 10);
-            return end != at + n + 1 && end == at + len;
-        }
-        at += len + (comma != NULL);
-    }
-    return false;
+    char buf[64], *end;
+    const char *text = kc_workload_shape_value(shape, name, buf, sizeof(buf));
+    *present = text != NULL;
+    if (!text)
+        return false;
+    *v = strtoll(text, &end, 10);
+    return end != text && !*end;
 }
 
 /* Every name in the shape must be an integer scalar of the kernel. */
@@ -118,8 +110,8 @@ static void set_scalar(td_workload *w, int i)
     case KCRT_TYPE_INT: shape_value(w->shape, p->name, &v, &present), w->args[i] = KCRT_I32(v); break;
     case KCRT_TYPE_UINT: shape_value(w->shape, p->name, &v, &present), w->args[i] = KCRT_U32(v); break;
     case KCRT_TYPE_BOOL: w->args[i] = KCRT_BOOL(true); break;
-    case KCRT_TYPE_HALF: w->args[i] = KCRT_F16(kcrt_f32_to_f16(TD_FLOAT_SCALAR)); break;
-    default: w->args[i] = KCRT_F32(TD_FLOAT_SCALAR); break;
+    case KCRT_TYPE_HALF: w->args[i] = KCRT_F16(kcrt_f32_to_f16(KC_WORKLOAD_FLOAT_SCALAR)); break;
+    default: w->args[i] = KCRT_F32(KC_WORKLOAD_FLOAT_SCALAR); break;
     }
 }
 

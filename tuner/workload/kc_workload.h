@@ -19,6 +19,15 @@
 
 #include "kc/kcrt.h"
 
+/* A float or half scalar that a shape does not give: not an identity (0,
+ * 1), so that a kernel's arithmetic shows in its results. A bool that a
+ * shape does not give is true (the branch with more work). */
+#define KC_WORKLOAD_FLOAT_SCALAR 0.75f
+
+/* The text a shape ("n=1000,m=64") gives name, copied to buf; NULL when
+ * it gives none. */
+const char *kc_workload_shape_value(const char *shape, const char *name, char *buf, size_t len);
+
 /* Buffers larger than this are refused before anything is allocated. */
 #define KC_WORKLOAD_MAX_BYTES (UINT64_C(1) << 40)
 

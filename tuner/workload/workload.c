@@ -9,6 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *kc_workload_shape_value(const char *shape, const char *name, char *buf, size_t len)
+{
+    size_t n = strlen(name);
+    for (const char *at = shape; at && *at;) {
+        const char *comma = strchr(at, ',');
+        size_t item = comma ? (size_t)(comma - at) : strlen(at);
+        if (item > n && strncmp(at, name, n) == 0 && at[n] == '=') {
+            snprintf(buf, len, "%.*s", (int)(item - n - 1), at + n + 1);
+            return buf;
+        }
+        at = comma ? comma + 1 : NULL;
+    }
+    return NULL;
+}
+
 int kc_workload_names(const kcrt_kernel_info *ki, const kcrt_arg *args, const char *variant, const char **names,
                       int64_t *values, int max)
 {
