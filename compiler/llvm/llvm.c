@@ -590,12 +590,34 @@ static bool output(lw *W, kc_llvm_output what, kc_llvm_module *out)
     }
     if (what == KC_LLVM_OUT_BINARY)
         return W->arch->binary(W, out);
+    return lw_emit_text(W, out);
+}
+
+bool lw_emit_text(lw *W, kc_llvm_module *out)
+{
     LLVMMemoryBufferRef buf = lw_codegen(W, LLVMAssemblyFile);
     if (!buf)
         return false;
     lw_take_text(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
     LLVMDisposeMemoryBuffer(buf);
     return true;
+}
+
+bool lw_emit_object(lw *W, kc_llvm_module *out)
+{
+    LLVMMemoryBufferRef obj = lw_codegen(W, LLVMObjectFile);
+    if (!obj)
+        return false;
+    bool ok = lw_link(W, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), out);
+    LLVMDisposeMemoryBuffer(obj);
+    return ok;
+}
+
+LLVMValueRef lw_dim_intrinsic(lw *W, const char *fmt, int dim)
+{
+    char name[64];
+    snprintf(name, sizeof(name), fmt, "xyz"[dim]);
+    return lw_intrinsic(W, name, NULL, 0, NULL, 0);
 }
 
 static void dispose(lw *W)

@@ -29,22 +29,14 @@
 #include <llvm-c/Linker.h>
 #include <string.h>
 
-static const char xyz[] = "xyz";
-
-static LLVMValueRef call0(lw *W, const char *fmt, int dim)
-{
-    char name[64];
-    snprintf(name, sizeof(name), fmt, xyz[dim]);
-    return lw_intrinsic(W, name, NULL, 0, NULL, 0);
-}
 
 static LLVMValueRef local_id(lw *W, int dim)
 {
-    return call0(W, "llvm.amdgcn.workitem.id.%c", dim);
+    return lw_dim_intrinsic(W, "llvm.amdgcn.workitem.id.%c", dim);
 }
 static LLVMValueRef group_id(lw *W, int dim)
 {
-    return call0(W, "llvm.amdgcn.workgroup.id.%c", dim);
+    return lw_dim_intrinsic(W, "llvm.amdgcn.workgroup.id.%c", dim);
 }
 
 /* hsa_kernel_dispatch_packet_t: grid_size_x/y/z are u32 at bytes 12, 16,
@@ -249,16 +241,6 @@ static bool finish(lw *W)
     return !W->failed;
 }
 
-static bool binary(lw *W, kc_llvm_module *out)
-{
-    LLVMMemoryBufferRef obj = lw_codegen(W, LLVMObjectFile);
-    if (!obj)
-        return false;
-    bool ok = lw_link(W, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), out);
-    LLVMDisposeMemoryBuffer(obj);
-    return ok;
-}
-
 const lw_arch kc_llvm_amdgpu = {
     .triple = "amdgcn-amd-amdhsa",
     .kernel_cc = LLVMAMDGPUKERNELCallConv,
@@ -280,5 +262,5 @@ const lw_arch kc_llvm_amdgpu = {
     .read_lane = read_lane,
     .math = math,
     .finish = finish,
-    .binary = binary,
+    .binary = lw_emit_object,
 };

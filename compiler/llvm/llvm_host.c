@@ -102,16 +102,6 @@ static bool finish(lw *W)
     return true;
 }
 
-static bool binary(lw *W, kc_llvm_module *out)
-{
-    LLVMMemoryBufferRef obj = lw_codegen(W, LLVMObjectFile);
-    if (!obj)
-        return false;
-    bool ok = lw_link(W, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), out);
-    LLVMDisposeMemoryBuffer(obj);
-    return ok;
-}
-
 const lw_arch kc_llvm_host = {
     .triple = NULL, /* LLVM's default triple */
     .kernel_cc = LLVMCCallConv,
@@ -134,5 +124,5 @@ const lw_arch kc_llvm_host = {
     .read_lane = read_lane,
     .math = math,
     .finish = finish,
-    .binary = binary,
+    .binary = lw_emit_object,
 };

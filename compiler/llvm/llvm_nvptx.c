@@ -22,26 +22,18 @@
 
 #include <string.h>
 
-static const char xyz[] = "xyz";
-
-static LLVMValueRef sreg(lw *W, const char *fmt, int dim)
-{
-    char name[64];
-    snprintf(name, sizeof(name), fmt, xyz[dim]);
-    return lw_intrinsic(W, name, NULL, 0, NULL, 0);
-}
 
 static LLVMValueRef local_id(lw *W, int dim)
 {
-    return sreg(W, "llvm.nvvm.read.ptx.sreg.tid.%c", dim);
+    return lw_dim_intrinsic(W, "llvm.nvvm.read.ptx.sreg.tid.%c", dim);
 }
 static LLVMValueRef group_id(lw *W, int dim)
 {
-    return sreg(W, "llvm.nvvm.read.ptx.sreg.ctaid.%c", dim);
+    return lw_dim_intrinsic(W, "llvm.nvvm.read.ptx.sreg.ctaid.%c", dim);
 }
 static LLVMValueRef num_groups(lw *W, int dim)
 {
-    return sreg(W, "llvm.nvvm.read.ptx.sreg.nctaid.%c", dim);
+    return lw_dim_intrinsic(W, "llvm.nvvm.read.ptx.sreg.nctaid.%c", dim);
 }
 
 static LLVMValueRef lane_id(lw *W)
@@ -154,16 +146,6 @@ static bool finish(lw *W)
     return !W->failed;
 }
 
-static bool binary(lw *W, kc_llvm_module *out)
-{
-    LLVMMemoryBufferRef buf = lw_codegen(W, LLVMAssemblyFile);
-    if (!buf)
-        return false;
-    lw_take_text(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
-    LLVMDisposeMemoryBuffer(buf);
-    return true;
-}
-
 const lw_arch kc_llvm_nvptx = {
     .triple = "nvptx64-nvidia-cuda",
     .kernel_cc = LLVMPTXKernelCallConv,
@@ -185,5 +167,5 @@ const lw_arch kc_llvm_nvptx = {
     .read_lane = read_lane,
     .math = math,
     .finish = finish,
-    .binary = binary,
+    .binary = lw_emit_text, /* PTX: the driver compiles it */
 };

@@ -142,6 +142,13 @@ LLVMBasicBlockRef lw_block(lw *W, const char *name);
 /* Runs the code generator; NULL after reporting. */
 LLVMMemoryBufferRef lw_codegen(lw *W, LLVMCodeGenFileType type);
 void lw_take_text(kc_llvm_module *out, const char *text, size_t len);
+/* The code generator's assembly (PTX for NVPTX) as out's text. */
+bool lw_emit_text(lw *W, kc_llvm_module *out);
+/* The code generator's object file, linked (lw_link) into out. */
+bool lw_emit_object(lw *W, kc_llvm_module *out);
+/* A target's id intrinsic for one dimension: fmt has a %c for x, y or z
+ * ("llvm.nvvm.read.ptx.sreg.tid.%c"). */
+LLVMValueRef lw_dim_intrinsic(lw *W, const char *fmt, int dim);
 void lw_position(lw *W, LLVMBasicBlockRef bb);
 void lw_branch(lw *W, LLVMBasicBlockRef to);
 
