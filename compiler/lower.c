@@ -115,6 +115,7 @@ static kc_ir_expr *ix(lower *L, const kc_iexpr *e)
                 return cast(L, r, INT());
             }
         }
+        KC_BROKEN_INVARIANT("every name in an extent is a tunable or a scalar parameter");
         kc_error_at(L->diag, L->fn->loc, "internal error: '%s' in an extent has no value", e->name);
         L->failed = true;
         return icon(L, 1);
@@ -225,6 +226,7 @@ static place lower_place(lower *L, kc_ir_block *b, const kc_expr *e)
     const kc_type *t;
     kc_ir_expr *flat;
     if (!index_chain(L, b, e, &p.root, &flat, &t) || !flat) {
+        KC_BROKEN_INVARIANT("sema accepts only places lowering can index");
         kc_error_at(L->diag, e->loc, "internal error: cannot lower this place");
         L->failed = true;
         p.is_var = true;
@@ -297,6 +299,7 @@ static kc_ir_expr *lower_name(lower *L, const kc_expr *e)
     case KC_SYM_LOCAL: return kc_ir_var_ref(L->a, L->locals[sym->index]);
     default: break;
     }
+    KC_BROKEN_INVARIANT("sema resolves every name to something readable");
     kc_error_at(L->diag, e->loc, "internal error: '%s' cannot be read here", sym->name);
     L->failed = true;
     return icon(L, 0);
@@ -445,6 +448,7 @@ static kc_ir_expr *lower_helper_call(lower *L, kc_ir_block *b, const kc_expr *e)
              * array (NULL) or a row of a larger one */
             const kc_type *t;
             if (!index_chain(L, b, arg, &s->refs[i], &s->ref_offsets[i], &t)) {
+                KC_BROKEN_INVARIANT("sema accepts only arrays lowering can pass");
                 kc_error_at(L->diag, arg->loc, "internal error: cannot pass this array");
                 L->failed = true;
             }
@@ -596,6 +600,7 @@ static kc_ir_expr *rv(lower *L, kc_ir_block *b, const kc_expr *e, bool want)
         return rv(L, b, e->b, want);
     default: break;
     }
+    KC_BROKEN_INVARIANT("lowering knows every expression sema makes");
     kc_error_at(L->diag, e->loc, "internal error: unexpected expression");
     L->failed = true;
     return icon(L, 0);

@@ -477,7 +477,9 @@ void kc_sema(kc_ctx *c, kc_program *p)
     for (int i = 0; !c->diag.nerrors && i < p->funcs.len; i++) {
         kc_loc where;
         const kc_func *f = p->funcs.items[i];
-        if (f->body && !typed_stmt(f->body, &where))
+        if (f->body && !typed_stmt(f->body, &where)) {
+            KC_BROKEN_INVARIANT("sema types every expression");
             kc_error_at(&c->diag, where, "internal error: kc could not check this expression; please report it");
+        }
     }
 }

@@ -15,6 +15,7 @@
 #define KC_SUPPORT_H
 
 #include <stdarg.h>
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -165,6 +166,14 @@ void kc_sha256_update(kc_sha256 *c, const void *data, size_t n);
 void kc_sha256_final(kc_sha256 *c, unsigned char out[32]);
 /* Hex digest of data, written to hex[65]. */
 void kc_sha256_hex(const void *data, size_t n, char hex[65]);
+
+/* ---- invariants -------------------------------------------------------- */
+
+/* An invariant an earlier stage guarantees, found broken: a debug build
+ * (and so every fuzzer) stops here; a release build goes on to the
+ * "internal error" with a location that follows, so a user sees a message
+ * rather than a crash. */
+#define KC_BROKEN_INVARIANT(what) assert(!(what))
 
 /* ---- small helpers ------------------------------------------------------ */
 

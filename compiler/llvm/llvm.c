@@ -211,8 +211,10 @@ lw_mem *lw_mem_of(lw *W, const void *key)
     char k[32];
     snprintf(k, sizeof(k), "%p", key);
     lw_mem *m = kc_map_get(&W->mems, k);
-    if (!m)
+    if (!m) {
+        KC_BROKEN_INVARIANT("the LLVM backend declares every variable before use");
         lw_fail(W, "internal error: the LLVM backend has no memory for an operand");
+    }
     return m;
 }
 
@@ -303,6 +305,7 @@ static void declare_var(lw *W, const kc_ir_var *v)
         LLVMSetUnnamedAddress(m->base, LLVMGlobalUnnamedAddr);
         break;
     default:
+        KC_BROKEN_INVARIANT("inlining leaves no helper array parameter");
         lw_fail(W, "internal error: array parameter '%s' of a helper reached the LLVM backend", v->name);
         return;
     }

@@ -124,6 +124,7 @@ static LLVMValueRef binary(lw *W, const kc_ir_expr *e)
     bool fl = kc_type_is_float(t);
     int code = ops[e->op][fl ? 0 : kc_scalar_is_signed(t->scalar) ? 1 : 2];
     if (code == LLVMNone) {
+        KC_BROKEN_INVARIANT("the operator table lowers every operator sema lets through");
         lw_fail(W, "internal error: operator '%s' on %s reached the LLVM backend", kc_op_text(e->op),
                 kc_scalar_name(t->scalar));
         return a;
@@ -247,6 +248,7 @@ LLVMValueRef lw_builtin(lw *W, const kc_ir_expr *e)
     }
     if (lw_is_math(b))
         return lw_math_builtin(W, b, t, a);
+    KC_BROKEN_INVARIANT("every built-in that reaches the LLVM backend is lowered");
     lw_fail(W, "internal error: '%s' reached the LLVM backend", kc_builtins[b].name);
     return LLVMGetPoison(lw_type(W, t));
 }
@@ -283,6 +285,7 @@ LLVMValueRef lw_expr(lw *W, const kc_ir_expr *e)
     case KIR_BUILTIN: return lw_builtin(W, e);
     case KIR_TUNABLE: break;
     }
+    KC_BROKEN_INVARIANT("the LLVM backend sees only specialised kir");
     lw_fail(W, "internal error: unspecialised kir reached the LLVM backend");
     return LLVMGetPoison(lw_i32(W));
 }

@@ -100,6 +100,7 @@ static LLVMValueRef lane(lw *W, kc_builtin b, LLVMValueRef x, LLVMValueRef y)
     case KC_B_FAST_DIV: return native(W, LW_FAST_DIV, x, y);
     default: break;
     }
+    KC_BROKEN_INVARIANT("every built-in that reaches the LLVM backend has a lowering");
     lw_fail(W, "internal error: no LLVM lowering for '%s'", kc_builtins[b].name);
     return x;
 }

@@ -119,6 +119,7 @@ static lw_jump *innermost(lw *W, bool loop_only)
     for (int i = W->njumps - 1; i >= 0; i--)
         if (!loop_only || W->jumps[i].cont)
             return &W->jumps[i];
+    KC_BROKEN_INVARIANT("break and continue are inside a loop or switch");
     lw_fail(W, "internal error: break or continue outside a loop or switch");
     return NULL;
 }
@@ -203,7 +204,9 @@ static void emit_stmt(lw *W, const kc_ir_stmt *s)
         return;
     case KIR_BARRIER: W->arch->barrier(W); return;
     case KIR_ATOMIC: emit_atomic(W, s); return;
-    case KIR_CALL: lw_fail(W, "internal error: a call reached the LLVM backend"); return;
+    case KIR_CALL:
+        KC_BROKEN_INVARIANT("inlining leaves no call");
+        lw_fail(W, "internal error: a call reached the LLVM backend"); return;
     }
 }
 

@@ -22,6 +22,7 @@ spv_var *spv_var_of(spv *S, const void *key)
     snprintf(k, sizeof(k), "%p", key);
     spv_var *v = kc_map_get(&S->vars, k);
     if (!v && !S->failed) {
+        KC_BROKEN_INVARIANT("the SPIR-V backend declares every variable before use");
         kc_error_at(S->diag, S->fn->loc, "internal error: SPIR-V backend has no variable for an operand");
         S->failed = true;
     }
@@ -370,6 +371,7 @@ static uint32_t builtin(spv *S, const kc_ir_expr *e)
     }
     int inst = glsl_inst(e->builtin, fl, sg);
     if (!inst) {
+        KC_BROKEN_INVARIANT("the accurate math built-ins are inlined before the SPIR-V backend");
         kc_error_at(S->diag, S->fn->loc, "internal error: '%s' reached the SPIR-V backend unexpanded",
                     kc_builtins[e->builtin].name);
         S->failed = true;
@@ -417,6 +419,7 @@ uint32_t spv_expr(spv *S, const kc_ir_expr *e)
     case KIR_BUILTIN: return builtin(S, e);
     case KIR_TUNABLE: break;
     }
+    KC_BROKEN_INVARIANT("the SPIR-V backend sees only specialised kir");
     kc_error_at(S->diag, S->fn->loc, "internal error: unspecialised kir reached the SPIR-V backend");
     S->failed = true;
     return spv_const_i32(S, 0);

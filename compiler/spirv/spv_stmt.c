@@ -161,6 +161,7 @@ static spv_target *innermost(spv *S, bool loop_only)
     for (int i = S->ntargets - 1; i >= 0; i--)
         if (!loop_only || S->targets[i].is_loop)
             return &S->targets[i];
+    KC_BROKEN_INVARIANT("break and continue are inside a construct");
     kc_error_at(S->diag, S->fn->loc, "internal error: break or continue outside a construct");
     S->failed = true;
     return NULL;
@@ -289,6 +290,7 @@ static void emit_stmt(spv *S, const kc_ir_stmt *s)
     }
     case KIR_ATOMIC: emit_atomic(S, s); return;
     case KIR_CALL:
+        KC_BROKEN_INVARIANT("inlining leaves no call");
         kc_error_at(S->diag, s->loc, "internal error: a call reached the SPIR-V backend");
         S->failed = true;
         return;
