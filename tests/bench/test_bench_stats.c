@@ -1,5 +1,6 @@
 /*
- * test_bench_stats.c — kc bench's statistics against values computed
+ * test_bench_stats.c — the statistics of tuner/stats (kc bench's, kc run's
+ * and kc tune's) against values computed
  * independently: the Mann–Whitney U test and quantiles against scipy and
  * numpy (data/stats_cases.txt, written by mwu_reference.py), a few by
  * hand; then the verdicts (threshold, significance, direction) and the

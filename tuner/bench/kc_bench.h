@@ -2,8 +2,9 @@
  * kc_bench.h — kc bench: benchmarks of a bundle's kernels and the
  * regression check against a baseline (docs/benchmarks.md).
  *
- *   bench_stats.c     quantiles, the summary of a sample, the Mann–Whitney U test
- *   bench_inputs.c    a kernel's arguments for a shape: scalars, buffers filled as kc.yaml's init says
+ *   (tuner/stats/)    quantiles, the summary of a sample, the Mann–Whitney U test
+ *   bench_inputs.c    a kernel's arguments for a shape: scalars, buffers filled as kc.yaml's
+ *                     init says (tuner/workload/)
  *   bench_measure.c   kc's own calibration kernels (compiled at run time), the reference
  *                     kernel interleaved with each benchmark, the ratios, re-measuring
  *   bench_peaks.c     the device's copy bandwidth and FMA throughput (--calibrate), kept
@@ -11,7 +12,7 @@
  *   bench_results.c   results as JSON (which is also the baseline format), reading a
  *                     baseline, the comparison and its verdicts
  *   bench_report.c    the text table, JUnit XML and Markdown
- *   cmd_bench.c       the command line
+ *   tools/cmd_bench.c the command line
  *
  * The noise model, in short: every benchmark's launches are interleaved
  * with launches of a fixed reference kernel, and what is compared with the
