@@ -15,7 +15,7 @@
  *     mu = nx ny / 2,
  *     sigma^2 = nx ny / 12 * ((n + 1) - sum(t^3 - t) / (n (n - 1))),
  *
- * and a continuity correction of 1/2 towards the mean. tests/bench holds
+ * and a continuity correction of 1/2 towards the mean. tests/tuner/bench holds
  * values computed with scipy for comparison.
  */
 #include "kc_stats.h"

@@ -9,7 +9,7 @@
 set -eu
 kc=$1 fake=$2 dir=$3
 mkdir -p "$dir"
-src=$(cd "$(dirname "$0")/../../bench/kernels" && pwd)
+src=$(cd "$(dirname "$0")/../../../bench/kernels" && pwd)
 "$kc" build "$src" -t spirv -t sm_89 -o "$dir/cuda.kcb" --quiet
 export KCRT_CUDA_LIBRARY=$fake KCRT_BACKEND=cuda
 "$kc" bench "$dir/cuda.kcb" --kernel saxpy --repeat 5 --quiet --json "$dir/cuda.json" >"$dir/out.txt" 2>&1 ||

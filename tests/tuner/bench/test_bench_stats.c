@@ -12,7 +12,7 @@
 
 #include "kc_bench.h"
 
-#define CASES KC_SRC("tests/bench/data/stats_cases.txt")
+#define CASES KC_SRC("tests/tuner/bench/data/stats_cases.txt")
 
 /* |got - want| within 1e-9 relative (or 1e-12 absolute near 0). */
 static void assert_close(double want, double got, const char *what, int line)

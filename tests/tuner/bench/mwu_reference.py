@@ -4,7 +4,7 @@ independently of kc with scipy and numpy: Mann-Whitney U (method
 "asymptotic", continuity correction, as Google Benchmark's compare.py
 calls it) and numpy's default (linear) quantiles.
 
-    python3 tests/bench/mwu_reference.py > tests/bench/data/stats_cases.txt
+    python3 tests/tuner/bench/mwu_reference.py > tests/tuner/bench/data/stats_cases.txt
 
 Each line: KIND | x values | y values | expected values. KIND "mwu":
 expected u_x p_two_sided p_greater p_less; KIND "quantiles": expected

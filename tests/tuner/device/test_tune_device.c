@@ -383,7 +383,7 @@ static int setup(void **state)
     char *out;
     int rc = kc_test_sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC,
                         KC_SOURCE_DIR "/kernels", path("rvc.kcb"), KC,
-                        KC_SOURCE_DIR "/tests/tune_device/kernels", path("tt.kcb"));
+                        KC_SOURCE_DIR "/tests/tuner/device/kernels", path("tt.kcb"));
     if (rc)
         fprintf(stderr, "%s\n", out);
     free(out);
