@@ -194,6 +194,11 @@ static kcrt_status find_kernel(kcrt_bundle *b, const char *name, rt_kernel **out
     if (b->magic == RT_FREED)
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "kernel '%s': the bundle was freed (kcrt_bundle_free)",
                        name);
+    if (!b->ctx)
+        return rt_fail(NULL, KCRT_ERROR_BAD_ARGUMENT,
+                       "kernel '%s': bundle '%s' was read without a device (kcrt_bundle_read); "
+                       "kcrt_bundle_load it to launch",
+                       name, b->path);
     for (int i = 0; i < b->nkernels; i++)
         if (strcmp(b->kernels[i].info.name, name) == 0) {
             *out = &b->kernels[i];
@@ -394,11 +399,12 @@ kcrt_status kcrt_kernel_from_binary(kcrt_bundle *b, const char *name, const kcrt
         free(h);
         return rt_fail(b->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    if (!rt_variant_from_desc(b->ctx, rk, v, d, &h->own, err, sizeof(err))) {
+    if (!rt_variant_from_desc(rk, v, d, &h->own, err, sizeof(err))) {
         rt_arena_free(&h->own);
         free(h);
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "variant '%s' of '%s': %s", d->tunables, name, err);
     }
+    v->loads = b->ctx->be->loads(b->ctx->dev, v->info->target) > 0;
     h->magic = RT_LIVE_KERNEL;
     h->b = b;
     h->rk = rk;

@@ -196,7 +196,7 @@ static kcrt_status failed_open(kcrt_context **out, kcrt_context *ctx, kcrt_statu
 }
 
 /* For an auto choice that fell on HIP or CUDA: the Vulkan device to move
- * to if the first bundle has only SPIR-V (bundle.c) — the best by type,
+ * to if the first bundle has only SPIR-V (rt_settle_backend) — the best by type,
  * of the same vendor where there is one. Sets ctx->fallback (-1: none). */
 static void choose_fallback(kcrt_context *ctx, const kcrt_device_info *list, int n, int chosen)
 {
@@ -312,7 +312,10 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
     return KCRT_OK;
 }
 
-kcrt_status rt_fall_back(kcrt_context *ctx, const char *why)
+/* Moves an auto-chosen context, which holds nothing yet, to its fallback
+ * Vulkan device (why: for the log). On failure the context is failed, as
+ * after a failed kcrt_open. */
+static kcrt_status fall_back(kcrt_context *ctx, const char *why)
 {
     int local = ctx->fallback, index = ctx->fallback_index;
     assert(local >= 0 && !ctx->buffers && !ctx->bundles);
@@ -331,6 +334,34 @@ kcrt_status rt_fall_back(kcrt_context *ctx, const char *why)
     }
     ctx->info.index = index;
     return KCRT_OK;
+}
+
+/* Does the backend run none of the bundle's variants, which has SPIR-V? */
+static bool nothing_but_spirv(const kcrt_context *ctx, const kcrt_bundle *b)
+{
+    bool spirv = false;
+    for (int i = 0; i < b->nkernels; i++)
+        for (int j = 0; j < b->kernels[i].info.nvariants; j++) {
+            const char *target = b->kernels[i].info.variants[j].target;
+            if (ctx->be->loads(ctx->dev, target) > 0)
+                return false;
+            spirv |= strcmp(target, "spirv") == 0;
+        }
+    return spirv;
+}
+
+kcrt_status rt_settle_backend(kcrt_context *ctx, const kcrt_bundle *b)
+{
+    if (ctx->fallback < 0)
+        return KCRT_OK;
+    bool first = !ctx->buffers && !ctx->bundles;
+    if (!first || !nothing_but_spirv(ctx, b)) {
+        ctx->fallback = -1; /* decided: this backend stays */
+        return KCRT_OK;
+    }
+    char why[RT_MSG];
+    rt_printf(why, sizeof(why), "bundle %s has no variant for %s, only SPIR-V", b->path, ctx->be->name);
+    return fall_back(ctx, why);
 }
 
 void kcrt_close(kcrt_context *ctx)

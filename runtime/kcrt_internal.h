@@ -91,6 +91,31 @@ kcrt_status kcrt_kernel_from_binary(kcrt_bundle *b, const char *name, const kcrt
  * tries hundreds of variants); other handles are not freed this way. */
 void kcrt_kernel_release(kcrt_kernel *k);
 
+/* A bundle read and checked as kcrt_bundle_load reads it, for no device:
+ * kc info, kc export and kc tune read bundles through this and nothing
+ * else. kcrt_bundle_kernel_count, kcrt_bundle_kernel_info and
+ * kcrt_bundle_meta work on it, kcrt_bundle_free frees it; it launches
+ * nothing (kcrt_kernel_get refuses it). The message in err on failure. */
+kcrt_status kcrt_bundle_read(const char *path, kcrt_bundle **out, char *err, size_t errlen);
+
+/* One row of the bundle's tuned table, whichever device measured it. */
+typedef struct kcrt_tuned_row {
+    const char *device, *family, *backend; /* the device's key and family, the backend */
+    const char *shape, *variant;           /* "n=48000", "WG=64,TM=4" */
+    double time_ns;
+    int row; /* in the table, from 1 */
+} kcrt_tuned_row;
+
+/* Kernel i's file in its package. */
+const char *kcrt_bundle_kernel_source(const kcrt_bundle *b, int kernel);
+/* Kernel i's tuned rows, every device's, in the table's order. */
+int kcrt_bundle_tuned_rows(const kcrt_bundle *b, int kernel, const kcrt_tuned_row **rows);
+/* The binary of variant j (as in kcrt_kernel_info.variants) of kernel i,
+ * and where each argument goes (variants.args: per parameter
+ * "offset:size" or "@binding"); NULL out of range. */
+const void *kcrt_bundle_variant_binary(const kcrt_bundle *b, int kernel, int variant, size_t *size,
+                                       const char **args);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,7 @@
  * context, bundle, kernel and buffer structs, the backend ops table, and
  * small helpers (an arena, messages, logging).
  *
- * The split of work: the common layer (context.c, bundle.c, choose.c,
+ * The split of work: the common layer (context.c, bundle_read.c, bundle.c, choose.c,
  * launch.c, buffer.c) reads bundles, checks arguments, chooses variants and
  * packs arguments; a backend (vulkan/, hip/, cuda/) turns a binary into a
  * module and runs it. A backend is a struct of function pointers
@@ -160,7 +160,7 @@ struct kcrt_context {
     /* Auto choice on HIP or CUDA: the Vulkan device to move to when the
      * first bundle has nothing for this backend but SPIR-V (its index among
      * Vulkan's devices, and in the whole list); -1 when there is none or the
-     * first bundle has decided. See rt_fall_back. */
+     * first bundle has decided. See rt_settle_backend. */
     int fallback, fallback_index;
     /* checked mode (checked.c): the record every checked launch shares,
      * and the kernels its KC_CHECK_KERNEL word names */
@@ -186,6 +186,7 @@ typedef struct rt_variant {
     int64_t *tvals; /* per tunable of the kernel, in order */
     unsigned features;
     uint32_t spirv_minor;    /* SPIR-V 1.x of a spirv binary */
+    const char *args;        /* as stored: per parameter "offset:size" or "@binding" */
     const char *bad_feature; /* a feature this runtime does not know, or NULL */
     bool loads;              /* the backend runs this target */
     void *module;            /* created on first use, kept until the bundle goes */
@@ -204,13 +205,16 @@ typedef struct rt_kernel {
     kcrt_kernel_info info;
     kcrt_param_info *params;
     kcrt_tunable_info *tunables;
+    const char *source;   /* its file in the package */
     rt_variant *variants; /* parallel to info.variants */
     rt_variant *def;      /* the default variant for this backend, or NULL */
     const char *grid[3];      /* KC_GRID's three postfix expressions */
     const char *grid_text[3]; /* and the same for people ("cdiv(n, WG * TM)") */
     int nints;            /* integer scalars: the shape */
     int *ints;            /* their parameter indices */
-    rt_tuned *tuned;
+    kcrt_tuned_row *rows; /* the tuned table's rows for it, every device's */
+    int nrows;
+    rt_tuned *tuned;      /* the rows that apply to the context's device */
     int ntuned;
     kcrt_kernel *handles; /* every handle given out */
     /* checked mode: hidden parameters after the kernel's own (0 if not
@@ -224,7 +228,7 @@ typedef struct rt_kernel {
 
 struct kcrt_bundle {
     uint32_t magic; /* RT_LIVE_BUNDLE or RT_FREED */
-    kcrt_context *ctx;
+    kcrt_context *ctx; /* NULL for kcrt_bundle_read's */
     char *path;
     rt_arena arena;
     rt_kernel *kernels;
@@ -280,10 +284,16 @@ const char *rt_type_name(kcrt_type t);
  * scalar ABI: its kernel-argument or its push-constant size)? */
 bool rt_scalar_slot_ok(kcrt_type t, size_t bytes);
 
-/* context.c: moves an auto-chosen context, which holds nothing yet, to its
- * fallback Vulkan device (why: for the log). On failure the context is
- * failed, as after a failed kcrt_open. */
-kcrt_status rt_fall_back(kcrt_context *ctx, const char *why);
+/* bundle_read.c: reads and checks a whole bundle file into b (its path,
+ * meta, kernels; every device's tuned rows), for no device; the message in
+ * err on failure. */
+kcrt_status rt_bundle_read(kcrt_bundle *b, const char *path, char *err, size_t errlen);
+
+/* context.c: the device policy when a bundle is loaded. A context that
+ * auto put on HIP or CUDA stays there unless its first bundle has nothing
+ * for the backend but SPIR-V: then it moves to its fallback Vulkan device
+ * (a failure there fails the context, as a failed kcrt_open). */
+kcrt_status rt_settle_backend(kcrt_context *ctx, const kcrt_bundle *b);
 
 /* choose.c: the variant of a launch, and variant strings */
 rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why);
@@ -300,8 +310,8 @@ bool rt_fits_device(const kcrt_device_info *info, const rt_module_desc *m, char 
  * take their defaults. */
 /* Fills a variant from a description (kcrt_kernel_from_binary), with the
  * checks a bundle row gets; memory from a. */
-bool rt_variant_from_desc(kcrt_context *ctx, const rt_kernel *k, rt_variant *v, const struct kcrt_binary_desc *d,
-                          rt_arena *a, char *err, size_t errlen);
+bool rt_variant_from_desc(const rt_kernel *k, rt_variant *v, const struct kcrt_binary_desc *d, rt_arena *a,
+                          char *err, size_t errlen);
 bool rt_variant_values(rt_arena *a, const rt_kernel *k, const char *text, int64_t *tv, char *err,
                        size_t errlen);
 /* Parses "a=1,b=2" into names and values (names point into a copy owned by

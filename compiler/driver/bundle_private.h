@@ -8,9 +8,10 @@
 
 #include "kc_build.h"
 
-/* An open bundle (kc_bundle_open). */
+/* An open bundle (kc_bundle_open, bundle_info.c). */
 struct kc_bundle {
-    sqlite3 *db;
+    struct kcrt_bundle *file; /* what libkcrt's reader read */
+    sqlite3 *db;              /* for kc tune's writes */
     kc_arena arena;
 };
 

@@ -579,6 +579,52 @@ static void test_tuned_row_of_another_backend(void **state)
     unlink(path);
 }
 
+/* kcrt_bundle_read, what kc info, export and tune read through: the same
+ * checks as a load, every device's tuned rows, and no launching. */
+static void test_read_without_a_device(void **state)
+{
+    (void)state;
+    const char *path = edited("read.kcb", "INSERT INTO tuned SELECT 'far:1', 'far', 'cuda', id, 'n=1000', "
+                                          "'SX_WG=32,SX_TM=1', 10 FROM kernels WHERE name = 'saxpy';"
+                                          "INSERT INTO tuned SELECT 'near:2', 'near', 'hip', id, 'n=77', "
+                                          "'SX_WG=32,SX_TM=2', 2.5 FROM kernels WHERE name = 'saxpy';");
+    char err[512];
+    kcrt_bundle *b = NULL;
+    ASSERT_OK(kcrt_bundle_read(path, &b, err, sizeof(err)));
+    assert_null(kcrt_bundle_context(b));
+    int saxpy = -1;
+    for (int i = 0; i < kcrt_bundle_kernel_count(b); i++)
+        if (strcmp(kcrt_bundle_kernel_info(b, i)->name, "saxpy") == 0)
+            saxpy = i;
+    assert_true(saxpy >= 0);
+    const kcrt_tuned_row *rows;
+    assert_int_equal(2, kcrt_bundle_tuned_rows(b, saxpy, &rows));
+    assert_string_equal("far:1", rows[0].device);
+    assert_string_equal("cuda", rows[0].backend);
+    assert_string_equal("SX_WG=32,SX_TM=2", rows[1].variant);
+    assert_true(rows[1].time_ns == 2.5);
+    ASSERT_CONTAINS(kcrt_bundle_kernel_source(b, saxpy), ".kc");
+    const kcrt_kernel_info *k = kcrt_bundle_kernel_info(b, saxpy);
+    size_t size = 0;
+    const char *args = NULL;
+    const unsigned char *bin = kcrt_bundle_variant_binary(b, saxpy, 0, &size, &args);
+    assert_non_null(bin);
+    assert_true(size > 20 && bin[0] == 0x03 && bin[3] == 0x07); /* SPIR-V's magic, little-endian */
+    assert_non_null(strchr(args, '@'));
+    assert_null(kcrt_bundle_variant_binary(b, saxpy, k->nvariants, &size, &args));
+    kcrt_kernel *h = (kcrt_kernel *)1;
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_kernel_get(b, "saxpy", &h));
+    kcrt_bundle_free(b);
+    /* refused as a load refuses it, with the same words */
+    path = edited("read_bad.kcb", "UPDATE variants SET checksum = 'x' WHERE rowid = 1");
+    assert_int_equal(KCRT_ERROR_BAD_BUNDLE, kcrt_bundle_read(path, &b, err, sizeof(err)));
+    assert_null(b);
+    ASSERT_CONTAINS(err, "its checksum does not match");
+    refused(path, KCRT_ERROR_BAD_BUNDLE, "its checksum does not match");
+    assert_int_equal(KCRT_ERROR_IO, kcrt_bundle_read(tmp_path("none.kcb"), &b, err, sizeof(err)));
+    ASSERT_CONTAINS(err, "cannot open bundle");
+}
+
 static long max_rss_kib(void)
 {
     struct rusage u;
@@ -635,6 +681,7 @@ int main(void)
         cmocka_unit_test_teardown(test_tuned_rows_that_cannot_apply, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_row_of_another_backend, rt_teardown),
         cmocka_unit_test_teardown(test_large_tuned_table, rt_teardown),
+        cmocka_unit_test_teardown(test_read_without_a_device, rt_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[600];

@@ -1,0 +1,456 @@
+/*
+ * bundle_info.c — opening a bundle, and `kc info` / `kc export` on it.
+ *
+ * A bundle is read by libkcrt's one reader (kcrt_bundle_read: the header,
+ * SQLite's quick_check, every column's type, every expression and binary
+ * checked), so that kc refuses exactly what a host application would. The
+ * SQLite handle is kept beside it for kc tune's writes and for tests.
+ */
+#include "bundle_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kcrt_internal.h"
+
+kc_bundle *kc_bundle_open(const char *path, bool writable, char *err, size_t errlen)
+{
+    kc_bundle *b = calloc(1, sizeof(*b));
+    if (!b)
+        abort();
+    kc_arena_init(&b->arena);
+    if (kcrt_bundle_read(path, &b->file, err, errlen) != KCRT_OK) {
+        kc_bundle_close(b);
+        return NULL;
+    }
+    int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &b->db, flags, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, sqlite3_errmsg(b->db));
+        kc_bundle_close(b);
+        return NULL;
+    }
+    return b;
+}
+
+void kc_bundle_close(kc_bundle *b)
+{
+    if (!b)
+        return;
+    sqlite3_close(b->db);
+    kcrt_bundle_free(b->file);
+    kc_arena_free(&b->arena);
+    free(b);
+}
+
+struct sqlite3 *kc_bundle_db(kc_bundle *b) { return b->db; }
+
+const char *kc_bundle_meta(kc_bundle *b, const char *key) { return kcrt_bundle_meta(b->file, key); }
+
+/* ---- the description ------------------------------------------------------------ */
+
+/* Postfix text as C-like infix, optionally with tunables substituted. */
+static const char *infix(kc_bundle *b, const char *postfix, const char *tunables)
+{
+    if (!postfix)
+        return NULL;
+    char err[128];
+    kc_iexpr *e = kc_iexpr_parse_postfix(&b->arena, postfix, err, sizeof(err));
+    if (!e)
+        return kc_arena_printf(&b->arena, "<damaged: %s>", postfix);
+    if (tunables && *tunables) { /* substitute NAME=VALUE pairs */
+        kc_vec stack = {0};
+        kc_vec_push(&b->arena, &stack, e);
+        while (stack.len) {
+            kc_iexpr *n = stack.items[--stack.len];
+            if (n->op == KC_IX_NAME) {
+                char key[80];
+                snprintf(key, sizeof(key), "%s=", n->name);
+                const char *at = strstr(tunables, key);
+                while (at && at != tunables && at[-1] != ',')
+                    at = strstr(at + 1, key);
+                if (at) {
+                    n->op = KC_IX_CONST;
+                    n->value = strtoll(at + strlen(key), NULL, 10);
+                }
+            }
+            kc_iexpr *kids[3] = {n->a, n->b, n->c};
+            for (int i = 0; i < 3; i++)
+                if (kids[i])
+                    kc_vec_push(&b->arena, &stack, kids[i]);
+        }
+    }
+    kc_buf out = {0};
+    kc_iexpr_write_infix(&out, kc_iexpr_fold(&b->arena, e));
+    const char *s = kc_arena_strdup(&b->arena, out.data);
+    kc_buf_free(&out);
+    return s;
+}
+
+/* Three ';'-joined postfix expressions as a JSON array of infix strings. */
+static json_t *triple(kc_bundle *b, const char *joined, const char *tunables)
+{
+    json_t *a = json_array();
+    char *copy = kc_arena_strdup(&b->arena, joined ? joined : ""), *save = NULL;
+    for (char *p = strtok_r(copy, ";", &save); p; p = strtok_r(NULL, ";", &save))
+        json_array_append_new(a, json_string(infix(b, p, tunables)));
+    return a;
+}
+
+static const char *kind_name(kcrt_param_kind kind) { return kind == KCRT_PARAM_BUFFER ? "buffer" : "scalar"; }
+
+static json_t *params_json(kc_bundle *b, const kcrt_kernel_info *k)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < k->nparams; i++) {
+        const kcrt_param_info *p = &k->params[i];
+        json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "name", p->name, "kind", kind_name(p->kind), "type",
+                              p->type_name, "readonly", p->readonly);
+        if (p->kind == KCRT_PARAM_BUFFER)
+            json_object_set_new(o, "extent", p->extent ? json_string(infix(b, p->extent, NULL)) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *strings_json(const char *const *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *tunables_json(const kcrt_kernel_info *k)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < k->ntunables; i++) {
+        const kcrt_tunable_info *t = &k->tunables[i];
+        json_t *vals = json_array();
+        for (int j = 0; j < t->nvalues; j++)
+            json_array_append_new(vals, json_integer(t->values[j]));
+        json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "name", t->name, "default", (json_int_t)t->def,
+                                           "values", vals));
+    }
+    return a;
+}
+
+/* Variant indices grouped by target, in the bundle's order within one. */
+static int *by_target(kc_bundle *b, const kcrt_kernel_info *k)
+{
+    int *order = kc_arena_alloc(&b->arena, sizeof(int) * (size_t)(k->nvariants + 1));
+    int n = 0;
+    for (int i = 0; i < k->nvariants; i++) { /* insertion: stable, and bundles hold few targets */
+        int j = n++;
+        for (; j > 0 && strcmp(k->variants[order[j - 1]].target, k->variants[i].target) > 0; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    return order;
+}
+
+static json_t *variants_json(kc_bundle *b, int kernel, const kcrt_kernel_info *k)
+{
+    json_t *a = json_array();
+    int *order = by_target(b, k);
+    for (int i = 0; i < k->nvariants; i++) {
+        const kcrt_variant_info *v = &k->variants[order[i]];
+        size_t size = 0;
+        kcrt_bundle_variant_binary(b->file, kernel, order[i], &size, NULL);
+        json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:[I,I,I], s:s, s:I, s:I}", "variant", v->tunables,
+                                           "target", v->target, "bytes", (json_int_t)size, "workgroup",
+                                           (json_int_t)v->wg[0], (json_int_t)v->wg[1], (json_int_t)v->wg[2],
+                                           "features", v->features, "shared_bytes", (json_int_t)v->shared_bytes,
+                                           "args_size", (json_int_t)v->args_size));
+    }
+    return a;
+}
+
+static int by_device_then_shape(const void *x, const void *y)
+{
+    const kcrt_tuned_row *a = *(const kcrt_tuned_row *const *)x, *b = *(const kcrt_tuned_row *const *)y;
+    int c = strcmp(a->device, b->device);
+    c = c ? c : strcmp(a->shape, b->shape);
+    return c ? c : a->row - b->row;
+}
+
+static json_t *tuned_json(kc_bundle *b, int kernel)
+{
+    const kcrt_tuned_row *rows;
+    int n = kcrt_bundle_tuned_rows(b->file, kernel, &rows);
+    const kcrt_tuned_row **order = kc_arena_alloc(&b->arena, sizeof(*order) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        order[i] = &rows[i];
+    qsort(order, (size_t)n, sizeof(*order), by_device_then_shape);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "device", order[i]->device, "family",
+                                           order[i]->family, "backend", order[i]->backend, "shape", order[i]->shape,
+                                           "variant", order[i]->variant, "time_ns", order[i]->time_ns));
+    return a;
+}
+
+static json_t *kernel_json(kc_bundle *b, int i)
+{
+    const kcrt_kernel_info *k = kcrt_bundle_kernel_info(b->file, i);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:b, s:s, s:f, s:s}", "name", k->name, "source",
+                          kcrt_bundle_kernel_source(b->file, i), "source_hash", k->source_hash, "workgroup",
+                          triple(b, k->wg, NULL), "grid", triple(b, k->grid, NULL), "may_alias", k->may_alias,
+                          "default_variant", k->default_variant, "tolerance", k->tolerance, "init", k->init);
+    json_object_set_new(o, "bytes", k->bytes ? json_string(infix(b, k->bytes, NULL)) : json_null());
+    json_object_set_new(o, "flops", k->flops ? json_string(infix(b, k->flops, NULL)) : json_null());
+    json_object_set_new(o, "params", params_json(b, k));
+    json_object_set_new(o, "tunables", tunables_json(k));
+    json_object_set_new(o, "constraints", strings_json(k->constraints, k->nconstraints));
+    json_object_set_new(o, "shapes", strings_json(k->shapes, k->nshapes));
+    json_object_set_new(o, "variants", variants_json(b, i, k));
+    json_object_set_new(o, "tuned", tuned_json(b, i));
+    return o;
+}
+
+static json_t *describe_json(kc_bundle *b)
+{
+    json_t *kernels = json_array();
+    for (int i = 0; i < kcrt_bundle_kernel_count(b->file); i++)
+        json_array_append_new(kernels, kernel_json(b, i));
+    return json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:o}", "package", kc_bundle_meta(b, "package"), "format",
+                     kc_bundle_meta(b, "format"), "kc_version", kc_bundle_meta(b, "kc_version"), "created",
+                     kc_bundle_meta(b, "created"), "checked", kc_bundle_meta(b, "checked"), "kernels", kernels);
+}
+
+/* ---- the text form ----------------------------------------------------------------- */
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static void text_kernel(kc_buf *out, json_t *k)
+{
+    kc_buf_printf(out, "\nkernel %s  (%s, source %.12s…)\n  signature  %s(", str(k, "name"), str(k, "source"),
+                  str(k, "source_hash"), str(k, "name"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(k, "params"), i, v)
+    {
+        bool buf = !strcmp(str(v, "kind"), "buffer");
+        kc_buf_printf(out, "%s%s%s %s", i ? ", " : "", json_is_true(json_object_get(v, "readonly")) ? "const " : "",
+                      str(v, "type"), str(v, "name"));
+        if (buf)
+            kc_buf_printf(out, "[%s]", json_is_string(json_object_get(v, "extent")) ? str(v, "extent") : "");
+    }
+    json_t *wg = json_object_get(k, "workgroup"), *grid = json_object_get(k, "grid");
+    kc_buf_printf(out, ")\n  workgroup  (%s, %s, %s)\n  grid       (%s, %s, %s)\n", json_string_value(json_array_get(wg, 0)),
+                  json_string_value(json_array_get(wg, 1)), json_string_value(json_array_get(wg, 2)),
+                  json_string_value(json_array_get(grid, 0)), json_string_value(json_array_get(grid, 1)),
+                  json_string_value(json_array_get(grid, 2)));
+    json_t *ts = json_object_get(k, "tunables");
+    if (json_array_size(ts)) {
+        kc_buf_puts(out, "  tunables  ");
+        json_array_foreach(ts, i, v)
+        {
+            kc_buf_printf(out, " %s ∈ {", str(v, "name"));
+            size_t j;
+            json_t *x;
+            json_array_foreach(json_object_get(v, "values"), j, x)
+            {
+                json_int_t n = json_integer_value(x);
+                kc_buf_printf(out, "%s%lld%s", j ? ", " : "", (long long)n,
+                              n == json_integer_value(json_object_get(v, "default")) ? "*" : "");
+            }
+            kc_buf_putc(out, '}');
+        }
+        kc_buf_puts(out, "   (* default)\n");
+    }
+    json_array_foreach(json_object_get(k, "constraints"), i, v) kc_buf_printf(out, "  require    %s\n", json_string_value(v));
+    json_t *shapes = json_object_get(k, "shapes");
+    if (json_array_size(shapes)) {
+        kc_buf_puts(out, "  shapes    ");
+        json_array_foreach(shapes, i, v) kc_buf_printf(out, "%s %s", i ? ";" : "", json_string_value(v));
+        kc_buf_putc(out, '\n');
+    }
+    kc_buf_printf(out, "  init       %s   tolerance %g", *str(k, "init") ? str(k, "init") : "uniform",
+                  json_real_value(json_object_get(k, "tolerance")));
+    if (json_is_string(json_object_get(k, "bytes")))
+        kc_buf_printf(out, "   bytes %s", str(k, "bytes"));
+    if (json_is_string(json_object_get(k, "flops")))
+        kc_buf_printf(out, "   flops %s", str(k, "flops"));
+    json_t *vs = json_object_get(k, "variants");
+    kc_buf_printf(out, "\n  variants   %zu built (default %s):", json_array_size(vs),
+                  *str(k, "default_variant") ? str(k, "default_variant") : "-");
+    const char *last = "";
+    int count = 0;
+    json_array_foreach(vs, i, v)
+    {
+        if (strcmp(last, str(v, "target")) != 0) {
+            if (count)
+                kc_buf_printf(out, " %d", count);
+            kc_buf_printf(out, " %s", str(v, "target"));
+            last = str(v, "target");
+            count = 0;
+        }
+        count++;
+    }
+    if (count)
+        kc_buf_printf(out, " %d", count);
+    kc_buf_putc(out, '\n');
+    json_t *tuned = json_object_get(k, "tuned");
+    if (!json_array_size(tuned))
+        kc_buf_puts(out, "  tuned      none (kc tune BUNDLE measures on your device)\n");
+    json_array_foreach(tuned, i, v) kc_buf_printf(out, "  tuned      %s  %s  %s  %.1f us\n", str(v, "device"),
+                                                  str(v, "shape"), str(v, "variant"),
+                                                  json_real_value(json_object_get(v, "time_ns")) / 1e3);
+}
+
+bool kc_bundle_describe(kc_bundle *b, kc_buf *out, bool as_json, char *err, size_t errlen)
+{
+    json_t *d = describe_json(b);
+    if (!d) {
+        snprintf(err, errlen, "the bundle's tables are damaged");
+        return false;
+    }
+    if (as_json) {
+        char *s = json_dumps(d, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        kc_buf_puts(out, s);
+        kc_buf_putc(out, '\n');
+        free(s);
+    } else {
+        kc_buf_printf(out, "bundle  package %s, format %s, built by kc %s on %s\n", str(d, "package"), str(d, "format"),
+                      str(d, "kc_version"), str(d, "created"));
+        if (*str(d, "checked"))
+            kc_buf_printf(out, "        checked build (%s): for finding bugs, not for speed or for kc tune\n",
+                          str(d, "checked"));
+        size_t i;
+        json_t *k;
+        json_array_foreach(json_object_get(d, "kernels"), i, k) text_kernel(out, k);
+    }
+    json_decref(d);
+    return true;
+}
+
+/* ---- export ---------------------------------------------------------------------- */
+
+static const char *extension(const char *target)
+{
+    if (!strcmp(target, "spirv"))
+        return "spv";
+    if (!strncmp(target, "sm_", 3))
+        return "ptx";
+    return "hsaco";
+}
+
+/* The manifest entry of one variant: where each argument goes. */
+static void manifest_variant(kc_bundle *b, kc_buf *m, const kcrt_kernel_info *k, const kcrt_variant_info *v,
+                             const char *args, const char *file)
+{
+    bool spirv = !strcmp(v->target, "spirv");
+    kc_buf_printf(m, "      - variant: \"%s\"\n        target: %s\n        file: %s\n", v->tunables, v->target, file);
+    kc_buf_printf(m, "        entry_point: %s\n", k->name);
+    kc_buf_printf(m, "        workgroup_size: [%u, %u, %u]\n", v->wg[0], v->wg[1], v->wg[2]);
+    kc_buf_printf(m, "        grid: [");
+    char *copy = kc_arena_strdup(&b->arena, k->grid), *save = NULL;
+    int i = 0;
+    for (char *g = strtok_r(copy, ";", &save); g; g = strtok_r(NULL, ";", &save))
+        kc_buf_printf(m, "%s\"%s\"", i++ ? ", " : "", infix(b, g, v->tunables));
+    kc_buf_printf(m, "]\n        %s: %u\n", spirv ? "push_constant_bytes" : "kernarg_bytes", v->args_size);
+    if (spirv)
+        kc_buf_printf(m, "        scalars_in_storage_buffer: %s\n", v->spilled ? "true" : "false");
+    kc_buf_printf(m, "        features: [%s]\n        args:\n", v->features);
+    char *acopy = kc_arena_strdup(&b->arena, args ? args : ""), *asave = NULL;
+    char *arg = strtok_r(acopy, ";", &asave);
+    for (int p = 0; p < k->nparams; p++) {
+        const kcrt_param_info *pi = &k->params[p];
+        kc_buf_printf(m, "          - {name: %s, kind: %s, type: %s", pi->name, kind_name(pi->kind), pi->type_name);
+        if (arg && arg[0] == '@')
+            kc_buf_printf(m, ", set: 0, binding: %s}\n", arg + 1);
+        else if (arg)
+            kc_buf_printf(m, ", offset: %.*s, size: %s}\n", (int)strcspn(arg, ":"), arg,
+                          strchr(arg, ':') ? strchr(arg, ':') + 1 : "?");
+        else
+            kc_buf_puts(m, "}\n");
+        arg = strtok_r(NULL, ";", &asave);
+    }
+}
+
+/* A piece of an exported file's name, as kc build writes them: a kernel
+ * name (an identifier), tunables ("WG=64,TM=2") or a target. Anything else
+ * ("../pwned", "a/b", a newline that would break the manifest) comes from a
+ * damaged or hostile bundle and must not reach a path. */
+static bool safe_name_part(const char *s)
+{
+    if (!*s || *s == '.' || *s == '-')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_=,-", *s))
+            return false;
+    return true;
+}
+
+/* Writes one variant's binary under dir; false with a message. */
+static bool export_variant(kc_bundle *b, const char *dir, kc_buf *m, int kernel, int variant, char *err,
+                           size_t errlen)
+{
+    const kcrt_kernel_info *k = kcrt_bundle_kernel_info(b->file, kernel);
+    const kcrt_variant_info *v = &k->variants[variant];
+    const char *bad = !safe_name_part(k->name)                       ? k->name
+                      : *v->tunables && !safe_name_part(v->tunables) ? v->tunables
+                      : !safe_name_part(v->target)                   ? v->target
+                                                                     : NULL;
+    if (bad) {
+        snprintf(err, errlen,
+                 "the bundle is damaged: '%.64s' cannot be part of a file name (kc build writes "
+                 "identifiers, tunables and target names); nothing is written for it",
+                 bad);
+        return false;
+    }
+    size_t size;
+    const char *args;
+    const void *binary = kcrt_bundle_variant_binary(b->file, kernel, variant, &size, &args);
+    const char *file = kc_arena_printf(&b->arena, "%s.%s.%s.%s", k->name, *v->tunables ? v->tunables : "default",
+                                       v->target, extension(v->target));
+    const char *path = kc_arena_printf(&b->arena, "%s/%s", dir, file);
+    if (kc_write_file_atomic(path, binary, size) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return false;
+    }
+    manifest_variant(b, m, k, v, args, file);
+    return true;
+}
+
+bool kc_bundle_export(kc_bundle *b, const char *dir, FILE *log, char *err, size_t errlen)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+        return false;
+    }
+    kc_buf m = {0};
+    kc_buf_printf(&m, "# written by kc export; how to load each binary with your own runtime\n"
+                      "# SPIR-V: descriptor set 0, storage buffers at the bindings given; scalars in one\n"
+                      "# push-constant block at the offsets given (bool as uint 0/1, half as float).\n"
+                      "# AMDGPU code objects (.hsaco) and PTX: one kernel-argument buffer, each argument at\n"
+                      "# the offset given (buffers as 8-byte device pointers, bool a 4-byte 0/1, half 2\n"
+                      "# bytes); kernarg_bytes is its size, and there are no hidden arguments.\n"
+                      "package: %s\nkernels:\n", kc_bundle_meta(b, "package") ? kc_bundle_meta(b, "package") : "");
+    bool ok = true;
+    int files = 0;
+    for (int i = 0; ok && i < kcrt_bundle_kernel_count(b->file); i++) {
+        const kcrt_kernel_info *k = kcrt_bundle_kernel_info(b->file, i);
+        kc_buf_printf(&m, "  - name: %s\n    variants:\n", k->name);
+        int *order = by_target(b, k);
+        for (int j = 0; ok && j < k->nvariants; j++, files++)
+            ok = export_variant(b, dir, &m, i, order[j], err, errlen);
+    }
+    const char *mpath = kc_arena_printf(&b->arena, "%s/manifest.yaml", dir);
+    if (ok && kc_write_file_atomic(mpath, m.data, m.len) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", mpath, strerror(errno));
+        ok = false;
+    }
+    if (ok && log)
+        fprintf(log, "kc export: wrote %d binar%s and manifest.yaml to %s\n", files, files == 1 ? "y" : "ies", dir);
+    kc_buf_free(&m);
+    return ok;
+}
