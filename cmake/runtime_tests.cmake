@@ -18,9 +18,15 @@
 # device's sm_NN or gfx name for CUDA or HIP).
 #
 # The bundle-building kc is the kc of this build, sanitized or not: the
-# bundles are made the way a user makes them.
-set(KC_BUNDLE_KC $<TARGET_FILE:kc>)
-set(KC_BUNDLE_KC_TARGET kc)
+# bundles are made the way a user makes them. A KC_RUNTIME_ONLY build has
+# no kc of its own: KC_BUNDLE_KC names one, or its tests need no bundle.
+if(KC_RUNTIME_ONLY)
+  set(KC_BUNDLE_KC "" CACHE FILEPATH "A kc that builds the runtime tests' bundles (KC_RUNTIME_ONLY)")
+  set(KC_BUNDLE_KC_TARGET)
+else()
+  set(KC_BUNDLE_KC $<TARGET_FILE:kc>)
+  set(KC_BUNDLE_KC_TARGET kc)
+endif()
 
 set(KC_RT_TEST_BACKEND vulkan CACHE STRING "The backend the runtime tests run on: vulkan, cuda or hip")
 set_property(CACHE KC_RT_TEST_BACKEND PROPERTY STRINGS vulkan cuda hip)

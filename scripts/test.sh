@@ -19,6 +19,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_WERROR=ON >/
 ninja -C build -j "$jobs"
 step "tests (the default suite)"
 (cd build && ctest --output-on-failure -j "$jobs" -LE exhaustive)
+step "libkcrt alone (-DKC_RUNTIME_ONLY=ON, LLVM, SPIRV-Tools, libyaml and jansson out of reach) and its tests"
+bash tests/install/runtime_only.sh build/tools/kc build-runtime-only
 step "tests (the exhaustive tier: every target, every wave size)"
 (cd build && ctest --output-on-failure -j "$jobs" -L exhaustive)
 step "benchmarks against the committed lavapipe baseline (bench/ci.sh; docs/benchmarks.md)"

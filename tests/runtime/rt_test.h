@@ -24,7 +24,7 @@
 
 /* The bundle CMake builds from tests/runtime/kernels with --all-variants. */
 #define RT_BUNDLE KC_BINARY_DIR "/tests/runtime/rt_kernels.kcb"
-#define RT_KC KC_BINARY_DIR "/tools/kc"
+#define RT_KC KC_PROGRAM /* the kc that built the bundles */
 
 static kcrt_context *rt_ctx;
 static kcrt_bundle *rt_bundle;

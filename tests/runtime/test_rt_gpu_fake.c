@@ -1036,7 +1036,7 @@ static void test_kc_devices(void **state)
 {
     (void)state;
     char cmd[1024], out[8192] = "";
-    snprintf(cmd, sizeof(cmd), "%s/tools/kc devices 2>&1", KC_BINARY_DIR);
+    snprintf(cmd, sizeof(cmd), "%s devices 2>&1", KC_PROGRAM);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(out, 1, sizeof(out) - 1, p);

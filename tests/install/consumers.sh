@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# consumers.sh BUILD_DIR BUNDLE — installs a built kc tree under a fresh
+# prefix, then builds examples/saxpy_host.c as an application outside the
+# tree would, three ways, and runs each on the bundle:
+#   1. cc with `pkg-config --cflags --libs kcrt`      (libkcrt.so)
+#   2. a CMake project with find_package(kcrt)        (kcrt::kcrt)
+#   3. the same with -DKCRT_STATIC=ON                 (kcrt::kcrt_static, libkcrt.a)
+# and checks what the prefix holds. Exit 0 when all of it works, 77 when
+# the machine has no device for the kernels to run on.
+set -euo pipefail
+build=$1 bundle=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/kc-consumers.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+say() { printf 'consumers: %s\n' "$*"; }
+run() { # run NAME PROGRAM: the program on the bundle, "correct" expected
+  local out rc=0
+  out=$("$2" "$bundle" 100000 2>&1) || rc=$?
+  if [ "$rc" = 77 ]; then say "$1: no device here"; exit 77; fi
+  if [ "$rc" != 0 ] || ! grep -q correct <<<"$out"; then say "$1 FAILED (exit $rc): $out"; exit 1; fi
+  say "$1: ${out##*$'\n'}"
+}
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in include/kc/kcrt.h lib/libkcrt.a lib/pkgconfig/kcrt.pc lib/cmake/kcrt/kcrtConfig.cmake \
+         lib/cmake/kcrt/kcrtConfigVersion.cmake; do
+  [ -f "$prefix/$f" ] || { say "the prefix has no $f"; exit 1; }
+done
+soname=$(readelf -d "$prefix"/lib/libkcrt.so | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = libkcrt.so.0 ] || { say "libkcrt.so's SONAME is '$soname', not libkcrt.so.0"; exit 1; }
+[ -L "$prefix/lib/libkcrt.so" ] && [ -f "$prefix/lib/libkcrt.so.0" ] || { say "no libkcrt.so links"; exit 1; }
+# only the kcrt_ API leaves the shared library
+leaked=$(nm -D --defined-only "$prefix/lib/libkcrt.so" | awk '$2 ~ /[TDB]/ {print $3}' | grep -v '^kcrt_' || true)
+[ -z "$leaked" ] || { say "libkcrt.so exports more than kcrt_*: $leaked"; exit 1; }
+
+# 1. pkg-config, with the prefix found from the .pc file's own place
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+[ "$(pkg-config --modversion kcrt)" = "$(sed -n 's/^project(kc VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ]
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "$src/examples/saxpy_host.c" $(pkg-config --cflags --libs kcrt) -lm -o "$work/pc_app"
+LD_LIBRARY_PATH=$prefix/lib run "pkg-config build" "$work/pc_app"
+
+# 2 and 3. find_package(kcrt)
+for static in OFF ON; do
+  cmake -S "$src/examples/consumer" -B "$work/cm_$static" -DCMAKE_PREFIX_PATH="$prefix" -DKCRT_STATIC=$static \
+        >/dev/null
+  cmake --build "$work/cm_$static" >/dev/null
+  LD_LIBRARY_PATH=$prefix/lib run "find_package build (static $static)" "$work/cm_$static/saxpy_host"
+done
+# the static one needs no libkcrt.so at run time
+! ldd "$work/cm_ON/saxpy_host" | grep -q libkcrt || { say "the static build still needs libkcrt.so"; exit 1; }
+say "ok"
