@@ -419,4 +419,8 @@ void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out)
     memset(out, 0, sizeof(*out));
     if (ctx && ctx->dev)
         ctx->be->stats(ctx->dev, out);
+    for (const kcrt_buffer *b = ctx ? ctx->buffers : NULL; b; b = b->next)
+        out->buffers_live++;
+    for (const kcrt_bundle *b = ctx ? ctx->bundles : NULL; b; b = b->next)
+        out->bundles_live++;
 }

@@ -33,6 +33,8 @@ typedef struct kcrt_stats {
     uint64_t command_buffers_allocated;
     uint64_t staging_bytes; /* the staging buffer's size (0 when not needed) */
     uint64_t staging_resizes;
+    uint64_t buffers_live; /* kcrt_buffer handles not freed (what a leak check counts) */
+    uint64_t bundles_live; /* bundles not freed */
 } kcrt_stats;
 
 void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out);

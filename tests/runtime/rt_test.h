@@ -24,7 +24,10 @@
 
 /* The bundle CMake builds from tests/runtime/kernels with --all-variants. */
 #define RT_BUNDLE KC_BINARY_DIR "/tests/runtime/rt_kernels.kcb"
-#define RT_KC KC_PROGRAM /* the kc that built the bundles */
+#ifndef KC_PROGRAM /* the kc that built the bundles (tests/runtime/CMakeLists.txt) */
+#define KC_PROGRAM KC_BINARY_DIR "/tools/kc"
+#endif
+#define RT_KC KC_PROGRAM
 
 static kcrt_context *rt_ctx;
 static kcrt_bundle *rt_bundle;
