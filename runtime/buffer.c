@@ -10,6 +10,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A handle (a freed one's shell reused) over a new backend buffer, or
+ * over the host's memory when native is given. */
+static kcrt_status new_buffer(kcrt_context *ctx, size_t bytes, void *native, kcrt_buffer **out)
+{
+    kcrt_buffer *b = ctx->dead_buffers;
+    if (b) {
+        ctx->dead_buffers = b->next;
+        memset(b, 0, sizeof(*b));
+    } else if (!(b = calloc(1, sizeof(*b)))) {
+        return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    kcrt_status s = native ? ctx->be->buffer_wrap(ctx->dev, native, bytes, &b->impl)
+                           : ctx->be->buffer_create(ctx->dev, bytes, &b->impl);
+    if (s != KCRT_OK) {
+        free(b);
+        return s;
+    }
+    b->magic = RT_LIVE_BUFFER;
+    b->ctx = ctx;
+    b->size = bytes;
+    b->next = ctx->buffers;
+    if (ctx->buffers)
+        ctx->buffers->prev = b;
+    ctx->buffers = b;
+    *out = b;
+    return KCRT_OK;
+}
+
 kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **out)
 {
     if (!ctx || !out)
@@ -28,27 +56,19 @@ kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **ou
     if (bytes > SIZE_MAX / 2)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "kcrt_buffer_create: %zu bytes is not a size any device has",
                        bytes);
-    kcrt_buffer *b = ctx->dead_buffers;
-    if (b) {
-        ctx->dead_buffers = b->next;
-        memset(b, 0, sizeof(*b));
-    } else if (!(b = calloc(1, sizeof(*b)))) {
-        return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
-    kcrt_status s = ctx->be->buffer_create(ctx->dev, bytes, &b->impl);
-    if (s != KCRT_OK) {
-        free(b);
-        return s;
-    }
-    b->magic = RT_LIVE_BUFFER;
-    b->ctx = ctx;
-    b->size = bytes;
-    b->next = ctx->buffers;
-    if (ctx->buffers)
-        ctx->buffers->prev = b;
-    ctx->buffers = b;
-    *out = b;
-    return KCRT_OK;
+    return new_buffer(ctx, bytes, NULL, out);
+}
+
+kcrt_status kcrt_buffer_wrap(kcrt_context *ctx, void *native, size_t bytes, kcrt_buffer **out)
+{
+    if (!ctx || !out || !native)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_wrap: %s is NULL", !out ? "out" : "native");
+    *out = NULL;
+    if (ctx->failed)
+        return ctx->failed;
+    if (bytes == 0)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_wrap: a buffer needs at least one byte");
+    return new_buffer(ctx, bytes, native, out);
 }
 
 void kcrt_buffer_free(kcrt_buffer *b)

@@ -414,6 +414,36 @@ kcrt_status kcrt_finish(kcrt_context *ctx)
     return s == KCRT_OK ? rt_checked_report(ctx) : s;
 }
 
+kcrt_status kcrt_set_stream(kcrt_context *ctx, void *native_stream)
+{
+    if (!ctx)
+        return KCRT_ERROR_BAD_ARGUMENT;
+    if (ctx->failed)
+        return ctx->failed;
+    if (!ctx->be->set_stream)
+        return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED,
+                       "kcrt_set_stream: %s work goes on the context's own queue; there is no stream to set",
+                       ctx->be->name);
+    kcrt_status s = ctx->be->set_stream(ctx->dev, native_stream);
+    if (s == KCRT_OK)
+        rt_log(ctx, "launches go on %s stream %p", native_stream ? "the host's" : "the context's own",
+               native_stream);
+    return s;
+}
+
+kcrt_status kcrt_vulkan_device_get(kcrt_context *ctx, kcrt_vulkan_device *out)
+{
+    if (!ctx || !out)
+        return rt_fail(ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_vulkan_device_get: out is NULL");
+    memset(out, 0, sizeof(*out));
+    if (ctx->failed)
+        return ctx->failed;
+    if (!ctx->be->vulkan_device)
+        return rt_fail(ctx, KCRT_ERROR_UNSUPPORTED, "kcrt_vulkan_device_get: the context is on %s, not Vulkan",
+                       ctx->be->name);
+    return ctx->be->vulkan_device(ctx->dev, out);
+}
+
 void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out)
 {
     memset(out, 0, sizeof(*out));

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A buffer: device memory at a 64-bit address. */
+/* A buffer: device memory at a 64-bit address; a wrapped one is the
+ * host's (kcrt_buffer_wrap), never freed here. */
 typedef struct native_buf {
     uint64_t ptr;
     size_t size;
+    bool wrapped;
 } native_buf;
 
 /* ---- buffers ---------------------------------------------------------------------------------------- */
@@ -43,6 +45,35 @@ kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **out)
     return KCRT_OK;
 }
 
+kcrt_status rt_native_buffer_wrap(void *dev, void *native, size_t bytes, void **out)
+{
+    rt_native_dev *d = dev;
+    kcrt_status s = d->drv->usable(d);
+    if (s != KCRT_OK)
+        return s;
+    native_buf *b = calloc(1, sizeof(*b));
+    if (!b)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    *b = (native_buf){(uint64_t)(uintptr_t)native, bytes, true};
+    *out = b;
+    return KCRT_OK;
+}
+
+kcrt_status rt_native_set_stream(void *dev, void *stream)
+{
+    rt_native_dev *d = dev;
+    kcrt_status s = d->drv->usable(d);
+    if (s != KCRT_OK)
+        return s;
+    d->drv->enter(d);
+    rt_native_drain(d); /* what is queued on the old stream ends before the new one starts */
+    d->drv->leave(d);
+    if (d->failed)
+        return d->drv->usable(d);
+    d->drv->use_stream(d, stream);
+    return KCRT_OK;
+}
+
 void rt_native_drain(rt_native_dev *d)
 {
     if (d->pending && !d->failed)
@@ -56,7 +87,8 @@ void rt_native_buffer_free(void *dev, void *buf)
     native_buf *b = buf;
     d->drv->enter(d);
     rt_native_drain(d); /* a queued launch may still use it */
-    d->drv->release(d, b->ptr);
+    if (!b->wrapped)
+        d->drv->release(d, b->ptr);
     d->drv->leave(d);
     free(b);
 }

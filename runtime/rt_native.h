@@ -96,6 +96,9 @@ typedef struct rt_native_driver {
     kcrt_status (*event_record)(void *dev, void *event); /* queued */
     kcrt_status (*event_wait)(void *dev, void *event);
     kcrt_status (*event_ms)(void *dev, void *from, void *to, float *ms);
+    /* work goes on this stream from now on (kcrt_set_stream); NULL: the
+     * device's own again */
+    void (*use_stream)(void *dev, void *stream);
 } rt_native_driver;
 
 /* The state of a native device that the common path keeps: the first
@@ -117,7 +120,8 @@ typedef struct rt_native_dev {
     {                                                                                                    \
         .name = NAME, .devices = devices, .open = open_device, .close = close_device, .loads = loads,    \
         .check = check, .module_create = module_create, .module_free = module_free,                      \
-        .buffer_create = rt_native_buffer_create, .buffer_free = rt_native_buffer_free,                  \
+        .buffer_create = rt_native_buffer_create, .buffer_wrap = rt_native_buffer_wrap,                  \
+        .buffer_free = rt_native_buffer_free, .set_stream = rt_native_set_stream,                        \
         .buffer_write = rt_native_buffer_write, .buffer_read = rt_native_buffer_read,                    \
         .launch = rt_native_launch, .finish = rt_native_finish, .time = rt_native_time,                  \
         .stats = rt_native_stats,                                                                        \
@@ -130,11 +134,13 @@ typedef struct rt_native_dev {
         .alloc = alloc, .release = release, .zero = zero, .to_device = to_device, .to_host = to_host,    \
         .wait = wait, .dispatch = dispatch, .event_create = event_create,                                \
         .event_destroy = event_destroy, .event_record = event_record, .event_wait = event_wait,          \
-        .event_ms = event_ms,                                                                            \
+        .event_ms = event_ms, .use_stream = use_stream,                                                  \
     }
 
 /* The rt_backend entries; `dev` is the backend's device. */
 kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **buf);
+kcrt_status rt_native_buffer_wrap(void *dev, void *native, size_t bytes, void **buf);
+kcrt_status rt_native_set_stream(void *dev, void *stream);
 void rt_native_buffer_free(void *dev, void *buf);
 kcrt_status rt_native_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);

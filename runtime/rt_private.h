@@ -113,6 +113,12 @@ typedef struct rt_backend {
     kcrt_status (*module_create)(void *dev, const rt_module_desc *m, void **module);
     void (*module_free)(void *dev, void *module);
     kcrt_status (*buffer_create)(void *dev, size_t bytes, void **buf);
+    /* the host's memory (kcrt_buffer_wrap); buffer_free forgets it */
+    kcrt_status (*buffer_wrap)(void *dev, void *native, size_t bytes, void **buf);
+    /* work goes on the host's stream from now on; NULL: the device's own */
+    kcrt_status (*set_stream)(void *dev, void *stream);
+    /* Vulkan: its objects (NULL elsewhere) */
+    kcrt_status (*vulkan_device)(void *dev, kcrt_vulkan_device *out);
     void (*buffer_free)(void *dev, void *buf);
     kcrt_status (*buffer_write)(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
     kcrt_status (*buffer_read)(void *dev, void *buf, size_t offset, void *dst, size_t bytes);

@@ -274,9 +274,11 @@ static void close_device(void *dev)
     cu_dev *d = dev;
     if (d->primary) {
         cu_enter(d);
-        if (d->stream) {
-            d->lib.cuStreamSynchronize(d->stream);
-            d->lib.cuStreamDestroy(d->stream);
+        if (d->stream && d->stream != d->own_stream)
+            d->lib.cuStreamSynchronize(d->stream); /* the host's: our work on it ends */
+        if (d->own_stream) {
+            d->lib.cuStreamSynchronize(d->own_stream);
+            d->lib.cuStreamDestroy(d->own_stream);
         }
         rt_native_events_free(&d->n);
         cu_leave(d);
@@ -309,7 +311,8 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
     s = cu_check(d, d->lib.cuDevicePrimaryCtxRetain(&d->primary, d->device), "cuDevicePrimaryCtxRetain");
     if (s == KCRT_OK) {
         cu_enter(d);
-        s = cu_check(d, d->lib.cuStreamCreate(&d->stream, KCU_STREAM_NON_BLOCKING), "cuStreamCreate");
+        s = cu_check(d, d->lib.cuStreamCreate(&d->own_stream, KCU_STREAM_NON_BLOCKING), "cuStreamCreate");
+        d->stream = d->own_stream;
         cu_leave(d);
     }
     if (s != KCRT_OK) {

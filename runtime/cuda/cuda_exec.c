@@ -97,5 +97,11 @@ static kcrt_status event_ms(void *dev, void *from, void *to, float *ms)
     return cu_check(d, d->lib.cuEventElapsedTime(ms, from, to), "cuEventElapsedTime");
 }
 
+static void use_stream(void *dev, void *stream)
+{
+    cu_dev *d = dev;
+    d->stream = stream ? (cu_stream)stream : d->own_stream;
+}
+
 /* the device's grid limits are CUDA's */
 const rt_native_driver cu_driver = RT_NATIVE_DRIVER("CUDA", 0);

@@ -38,7 +38,8 @@ typedef struct cu_dev {
     cu_device device;
     cu_context primary; /* retained in open, released in close */
     int cc;             /* compute capability, major * 10 + minor: 86 */
-    cu_stream stream;
+    cu_stream stream;     /* where work goes: own_stream, or the host's (kcrt_set_stream) */
+    cu_stream own_stream; /* made in open, destroyed in close */
 } cu_dev;
 
 /* cuda_device.c */

@@ -328,11 +328,13 @@ static kcrt_status devices(kcrt_device_info *out, int max, int *count, char *err
 static void close_device(void *dev)
 {
     hip_dev *d = dev;
-    if (d->stream) {
+    if (d->own_stream) {
         hip_enter(d);
-        d->lib.hipStreamSynchronize(d->stream);
+        if (d->stream != d->own_stream)
+            d->lib.hipStreamSynchronize(d->stream); /* the host's: our work on it ends */
+        d->lib.hipStreamSynchronize(d->own_stream);
         rt_native_events_free(&d->n);
-        d->lib.hipStreamDestroy(d->stream);
+        d->lib.hipStreamDestroy(d->own_stream);
         hip_leave(d);
     }
     lib_close(&d->lib);
@@ -361,8 +363,9 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
         return rt_fail(ctx, s, "%s", err);
     }
     hip_enter(d);
-    s = hip_check(d, d->lib.hipStreamCreateWithFlags(&d->stream, hipStreamNonBlocking),
+    s = hip_check(d, d->lib.hipStreamCreateWithFlags(&d->own_stream, hipStreamNonBlocking),
                   "hipStreamCreateWithFlags");
+    d->stream = d->own_stream;
     hip_leave(d);
     if (s != KCRT_OK) {
         close_device(d);

@@ -102,5 +102,11 @@ static kcrt_status event_ms(void *dev, void *from, void *to, float *ms)
     return hip_check(d, d->lib.hipEventElapsedTime(ms, from, to), "hipEventElapsedTime");
 }
 
+static void use_stream(void *dev, void *stream)
+{
+    hip_dev *d = dev;
+    d->stream = stream ? (hip_stream)stream : d->own_stream;
+}
+
 /* HSA dispatches count work-items in 32 bits per dimension */
 const rt_native_driver hip_driver = RT_NATIVE_DRIVER("HIP", UINT32_MAX);

@@ -37,7 +37,8 @@ typedef struct hip_dev {
     int saved;     /* the thread's device before the call, given back after */
     int depth;     /* of nested calls (hip_enter) */
     char arch[64]; /* gcnArchName as HIP says it: "gfx90a:sramecc+:xnack-" */
-    hip_stream stream;
+    hip_stream stream;     /* where work goes: own_stream, or the host's (kcrt_set_stream) */
+    hip_stream own_stream; /* made in open, destroyed in close */
 } hip_dev;
 
 /* hip_device.c */

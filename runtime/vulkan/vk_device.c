@@ -454,6 +454,17 @@ int kcrt_pending_launches(const kcrt_context *ctx)
     return d->recording >= 0 ? (int)d->batches[d->recording].dispatches : 0;
 }
 
+static kcrt_status vulkan_device(void *dev, kcrt_vulkan_device *out)
+{
+    const vk_dev *d = dev;
+    *out = (kcrt_vulkan_device){.instance = d->lib.instance,
+                                .physical_device = d->pd,
+                                .device = d->dev,
+                                .queue_family = d->caps.queue_family,
+                                .queue = d->queue};
+    return KCRT_OK;
+}
+
 const rt_backend rt_vulkan_backend = {
     .name = "vulkan",
     .devices = devices,
@@ -464,6 +475,8 @@ const rt_backend rt_vulkan_backend = {
     .module_create = module_create,
     .module_free = module_free,
     .buffer_create = vk_buffer_create,
+    .buffer_wrap = vk_buffer_wrap,
+    .vulkan_device = vulkan_device,
     .buffer_free = vk_buffer_free,
     .buffer_write = vk_buffer_write,
     .buffer_read = vk_buffer_read,

@@ -185,12 +185,34 @@ kcrt_status vk_buffer_create(void *dev, size_t bytes, void **out)
     return KCRT_OK;
 }
 
+/* The host's VkBuffer: never mapped here (its memory type is the
+ * host's business), so transfers take the staged path, with copy commands. */
+kcrt_status vk_buffer_wrap(void *dev, void *native, size_t bytes, void **out)
+{
+    vk_dev *d = dev;
+    const kcrt_vulkan_buffer *h = native;
+    if (d->lost)
+        return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
+    if (!h->buffer)
+        return rt_fail(d->ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_wrap: the kcrt_vulkan_buffer has no VkBuffer");
+    vk_buf *b = calloc(1, sizeof(*b));
+    if (!b)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    b->m.buf = (VkBuffer)(uintptr_t)h->buffer;
+    b->m.mem = (VkDeviceMemory)(uintptr_t)h->memory;
+    b->m.size = bytes;
+    b->wrapped = true;
+    *out = b;
+    return KCRT_OK;
+}
+
 void vk_buffer_free(void *dev, void *buf)
 {
     vk_dev *d = dev;
     vk_buf *b = buf;
     vk_wait_serial(d, b->last_serial); /* a pending launch may still use it */
-    vk_mem_free(d, &b->m);
+    if (!b->wrapped)
+        vk_mem_free(d, &b->m);
     free(b);
 }
 

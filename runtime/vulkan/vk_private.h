@@ -137,6 +137,7 @@ typedef struct vk_mem {
 typedef struct vk_buf {
     vk_mem m;
     uint64_t last_serial; /* the last batch whose work uses it */
+    bool wrapped;         /* the host's VkBuffer (kcrt_buffer_wrap): never destroyed here */
 } vk_buf;
 
 /* Descriptor set and pipeline layouts, shared by variants of one shape. */
@@ -220,6 +221,7 @@ int vk_memory_type(const vk_dev *d, uint32_t bits, VkMemoryPropertyFlags need, V
 kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host, vk_mem *m);
 void vk_mem_free(vk_dev *d, vk_mem *m);
 kcrt_status vk_buffer_create(void *dev, size_t bytes, void **buf);
+kcrt_status vk_buffer_wrap(void *dev, void *native, size_t bytes, void **buf);
 void vk_buffer_free(void *dev, void *buf);
 kcrt_status vk_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status vk_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);

@@ -1031,6 +1031,74 @@ static void test_auto_moves_to_vulkan_for_spirv_only_bundles(void **state)
     kcrt_close(c);
 }
 
+/* kcrt_buffer_wrap and kcrt_set_stream: the host's memory is used in
+ * place (the fakes' device memory is host memory, so the test sees it),
+ * freed by nobody but the host, and work goes on the host's stream until
+ * it is set back. */
+static void test_host_memory_and_streams(void **state)
+{
+    (void)state;
+    if (!need_bundle())
+        return;
+    const char *backends[] = {"hip", "cuda"};
+    fake_state *fakes[] = {hip, cuda};
+    const char *release[] = {"hipFree", "cuMemFree"};
+    for (int i = 0; i < 2; i++) {
+        kcrt_context *c = open_on(backends[i]);
+        kcrt_bundle *b = load_bundle(c);
+        kcrt_kernel *k;
+        ASSERT_OK(kcrt_kernel_get(b, "scale", &k), c);
+        float *mine = malloc(256 * sizeof(float)); /* "device memory" the host owns */
+        for (int j = 0; j < 256; j++)
+            mine[j] = -1.0f;
+        kcrt_buffer *x;
+        int allocations = fakes[i]->live_allocations;
+        ASSERT_OK(kcrt_buffer_wrap(c, mine, 256 * sizeof(float), &x), c);
+        assert_int_equal(allocations, fakes[i]->live_allocations); /* nothing allocated */
+        assert_int_equal(256 * sizeof(float), kcrt_buffer_size(x));
+        float host[256];
+        for (int j = 0; j < 256; j++)
+            host[j] = (float)j + 0.5f;
+        ASSERT_OK(kcrt_buffer_write(x, 0, host, sizeof(host)), c);
+        assert_memory_equal(mine, host, sizeof(host)); /* written in place */
+        mine[3] = 42.0f;
+        float back[4];
+        ASSERT_OK(kcrt_buffer_read(x, 0, back, sizeof(back)), c);
+        assert_true(back[3] == 42.0f);
+        /* the launch gets the host's pointer */
+        kcrt_arg args[] = {KCRT_I32(256), KCRT_F32(2.0f), KCRT_BUF(x)};
+        ASSERT_OK(kcrt_launch(k, args, 3), c);
+        uint64_t want = (uint64_t)(uintptr_t)mine;
+        assert_non_null(memmem(fakes[i]->last.args, fakes[i]->last.size, &want, 8));
+        void *own = fakes[i]->last.stream;
+        /* the host's stream, then back to the context's own */
+        unsigned *theirs = calloc(4, sizeof(unsigned));
+        ASSERT_OK(kcrt_set_stream(c, theirs), c);
+        ASSERT_OK(kcrt_launch(k, args, 3), c);
+        assert_ptr_equal(theirs, fakes[i]->last.stream);
+        fakes[i]->trace[0] = 0;
+        ASSERT_OK(kcrt_set_stream(c, NULL), c); /* waits for the host's stream first */
+        ASSERT_CONTAINS(fakes[i]->trace, i == 0 ? "hipStreamSynchronize" : "cuStreamSynchronize");
+        ASSERT_OK(kcrt_launch(k, args, 3), c);
+        assert_ptr_equal(own, fakes[i]->last.stream);
+        ASSERT_OK(kcrt_set_stream(c, theirs), c);
+        /* freeing the buffer and closing frees nothing of the host's */
+        fakes[i]->trace[0] = 0;
+        kcrt_buffer_free(x);
+        assert_null(strstr(fakes[i]->trace, release[i]));
+        ASSERT_STATUS(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_wrap(c, NULL, 16, &x), c);
+        ASSERT_STATUS(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_wrap(c, mine, 0, &x), c);
+        kcrt_vulkan_device vd;
+        ASSERT_STATUS(KCRT_ERROR_UNSUPPORTED, kcrt_vulkan_device_get(c, &vd), c);
+        kcrt_bundle_free(b);
+        kcrt_close(c);
+        assert_int_equal(0, fakes[i]->live_streams); /* its own destroyed, the host's left alone */
+        assert_int_equal(0, fakes[i]->live_allocations);
+        free(theirs);
+        free(mine);
+    }
+}
+
 /* kc devices lists the fakes beside Vulkan. */
 static void test_kc_devices(void **state)
 {
@@ -1079,6 +1147,7 @@ int main(void)
         cmocka_unit_test_setup(test_driver_errors_name_the_call, fresh),
         cmocka_unit_test_setup(test_fault_is_sticky, fresh),
         cmocka_unit_test_setup(test_auto_moves_to_vulkan_for_spirv_only_bundles, fresh),
+        cmocka_unit_test_setup(test_host_memory_and_streams, fresh),
         cmocka_unit_test_setup(test_kc_devices, fresh),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,6 +349,44 @@ kcrt_context *kcrt_kernel_context(const kcrt_kernel *k);
 kcrt_context *kcrt_buffer_context(const kcrt_buffer *buf);
 size_t kcrt_buffer_size(const kcrt_buffer *buf);
 
+/* ADDITION: memory and streams the host already owns (DESIGN.md §10),
+ * so that a PyTorch tensor or an app's own buffer is used in place.
+ *
+ * kcrt_buffer_wrap makes a buffer of `bytes` bytes over device memory the
+ * host owns, without a copy: on HIP and CUDA `native` is the device
+ * pointer (hipDeviceptr_t, CUdeviceptr) of this context's device; on
+ * Vulkan it points to a kcrt_vulkan_buffer whose VkBuffer was made on this
+ * context's VkDevice (kcrt_vulkan_device) with storage-buffer and
+ * transfer-source/destination usage, bound to memory, at least `bytes`
+ * long. The buffer is used as any other (write, read, launch);
+ * kcrt_buffer_free forgets it and frees nothing of the host's. The memory
+ * must outlive the buffer and every launch queued with it (kcrt_finish).
+ * libkcrt cannot check that a pointer or handle is valid: a wrong one is
+ * the host's bug, as with the native APIs.
+ *
+ * kcrt_set_stream makes launches, transfers and kcrt_finish go on the
+ * host's stream (hipStream_t, CUstream) from now on, after waiting for
+ * what is queued on the one used so far; NULL goes back to the context's
+ * own. The stream must outlive its use (until the next kcrt_set_stream or
+ * kcrt_close, which waits for it). Vulkan: KCRT_ERROR_UNSUPPORTED (work
+ * goes on the context's own queue). */
+typedef struct kcrt_vulkan_buffer {
+    uint64_t buffer; /* VkBuffer */
+    uint64_t memory; /* VkDeviceMemory it is bound to (recorded; libkcrt never maps or frees it) */
+} kcrt_vulkan_buffer;
+kcrt_status kcrt_buffer_wrap(kcrt_context *ctx, void *native, size_t bytes, kcrt_buffer **out);
+kcrt_status kcrt_set_stream(kcrt_context *ctx, void *native_stream);
+/* ADDITION: the Vulkan objects of a Vulkan context, for making buffers to
+ * wrap (KCRT_ERROR_UNSUPPORTED on HIP and CUDA). */
+typedef struct kcrt_vulkan_device {
+    void *instance;        /* VkInstance */
+    void *physical_device; /* VkPhysicalDevice */
+    void *device;          /* VkDevice */
+    uint32_t queue_family;
+    void *queue; /* VkQueue: kcrt submits to it; the host must not use it from another thread at the same time */
+} kcrt_vulkan_device;
+kcrt_status kcrt_vulkan_device_get(kcrt_context *ctx, kcrt_vulkan_device *out);
+
 /* ADDITION: IEEE binary16 conversions, for KCRT_F16 and half buffers
  * (round to nearest even; NaN stays NaN). */
 uint16_t kcrt_f32_to_f16(float f);
