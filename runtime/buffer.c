@@ -94,6 +94,16 @@ void kcrt_buffer_free(kcrt_buffer *b)
     ctx->dead_buffers = b;
 }
 
+kcrt_status kcrt_buffer_native(kcrt_buffer *b, void **native, int *device)
+{
+    if (!b || !native || !device)
+        return rt_fail(b ? b->ctx : NULL, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_native: an argument is NULL");
+    kcrt_status s = rt_buffer_usable(b, "kcrt_buffer_native");
+    if (s != KCRT_OK)
+        return s;
+    return b->ctx->be->buffer_native(b->ctx->dev, b->impl, native, device);
+}
+
 kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn)
 {
     if (b && b->magic == RT_FREED)

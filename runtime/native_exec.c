@@ -59,6 +59,14 @@ kcrt_status rt_native_buffer_wrap(void *dev, void *native, size_t bytes, void **
     return KCRT_OK;
 }
 
+kcrt_status rt_native_buffer_native(void *dev, void *buf, void **native, int *device)
+{
+    const rt_native_dev *d = dev;
+    *native = (void *)(uintptr_t)((const native_buf *)buf)->ptr;
+    *device = d->ordinal;
+    return KCRT_OK;
+}
+
 kcrt_status rt_native_set_stream(void *dev, void *stream)
 {
     rt_native_dev *d = dev;

@@ -106,6 +106,7 @@ typedef struct rt_native_driver {
 typedef struct rt_native_dev {
     kcrt_context *ctx;
     const rt_native_driver *drv;
+    int ordinal;   /* the driver's number of the device */
     void **events; /* for timing, grown on demand */
     int nevents;
     uint64_t pending; /* launches queued since the stream was last waited for */
@@ -122,6 +123,7 @@ typedef struct rt_native_dev {
         .check = check, .module_create = module_create, .module_free = module_free,                      \
         .buffer_create = rt_native_buffer_create, .buffer_wrap = rt_native_buffer_wrap,                  \
         .buffer_free = rt_native_buffer_free, .set_stream = rt_native_set_stream,                        \
+        .buffer_native = rt_native_buffer_native,                                                        \
         .buffer_write = rt_native_buffer_write, .buffer_read = rt_native_buffer_read,                    \
         .launch = rt_native_launch, .finish = rt_native_finish, .time = rt_native_time,                  \
         .stats = rt_native_stats,                                                                        \
@@ -141,6 +143,7 @@ typedef struct rt_native_dev {
 kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **buf);
 kcrt_status rt_native_buffer_wrap(void *dev, void *native, size_t bytes, void **buf);
 kcrt_status rt_native_set_stream(void *dev, void *stream);
+kcrt_status rt_native_buffer_native(void *dev, void *buf, void **native, int *device);
 void rt_native_buffer_free(void *dev, void *buf);
 kcrt_status rt_native_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);

@@ -117,6 +117,9 @@ typedef struct rt_backend {
     kcrt_status (*buffer_wrap)(void *dev, void *native, size_t bytes, void **buf);
     /* work goes on the host's stream from now on; NULL: the device's own */
     kcrt_status (*set_stream)(void *dev, void *stream);
+    /* the buffer's own handle (a device pointer, a VkBuffer) and the
+     * device's number in the backend's API */
+    kcrt_status (*buffer_native)(void *dev, void *buf, void **native, int *device);
     /* Vulkan: its objects (NULL elsewhere) */
     kcrt_status (*vulkan_device)(void *dev, kcrt_vulkan_device *out);
     void (*buffer_free)(void *dev, void *buf);

@@ -15,6 +15,7 @@ packages=(
   python3-scipy libxml2-utils                      # kc bench's tests: U-test values, xmllint
   stress-ng                                        # bench/noise.sh loads the machine
   python3-venv python3-pip python3-pytest          # the kcrt Python package: pip install, its tests
+  python3-torch                                    # PyTorch: the reference for ops, DLPack round trips
 )
 
 missing=()

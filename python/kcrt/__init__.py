@@ -13,10 +13,11 @@ names the parameter that is wrong.
 """
 import numpy as np
 
-from . import _lib
+from . import _dlpack, _lib
 from ._lib import lib as _c
 
-__all__ = ["Error", "open", "Context", "Bundle", "Kernel", "Buffer", "library_path"]
+__all__ = ["Error", "open", "Context", "Bundle", "Kernel", "Buffer", "Tensor", "from_dlpack", "default_context",
+           "library_path"]
 __version__ = "0.1.0"
 
 library_path = _lib.path  # the libkcrt this process loaded
@@ -106,6 +107,34 @@ class Context:
     def buffer(self, nbytes):
         """A device buffer of nbytes bytes, holding zeros (a kcrt.Buffer)."""
         return Buffer(self, nbytes)
+
+    def tensor(self, array):
+        """A copy of a numpy array (or anything np.asarray takes) on this device."""
+        a = np.ascontiguousarray(array)
+        buf = Buffer(self, max(a.nbytes, 1))
+        if a.nbytes:
+            buf._write_raw(a)
+        return Tensor(buf, a.shape, a.dtype)
+
+    def wrap(self, pointer, nbytes):
+        """A Buffer over device memory the caller owns (kcrt_buffer_wrap): a
+        device pointer on HIP and CUDA. Nothing is copied; the memory must
+        outlive the Buffer and its launches."""
+        ptr = _lib.P()
+        _check(_c.kcrt_buffer_wrap(self._live(), _lib.P(pointer), int(nbytes), _lib.ctypes.byref(ptr)), self._ptr)
+        return Buffer(self, int(nbytes), _handle=ptr.value)
+
+    def set_stream(self, stream):
+        """Launches and transfers go on the caller's HIP or CUDA stream (an
+        address, e.g. torch.cuda.current_stream().cuda_stream); None: the
+        context's own again."""
+        _check(_c.kcrt_set_stream(self._live(), _lib.P(stream or None)), self._ptr)
+
+    def _ordinal(self):
+        """The device's number in its backend's API (for DLPack)."""
+        if getattr(self, "_ord", None) is None:
+            self._ord = Buffer(self, 4)._native()[1]
+        return self._ord
 
     def finish(self):
         """Waits for every launch of this context."""
@@ -223,10 +252,15 @@ class Kernel:
         try:
             for slot, p, a in zip(self._args, self._params, args):
                 if p.kind == "scalar":
-                    if isinstance(a, (Buffer, np.ndarray)):
+                    if isinstance(a, (Buffer, Tensor, np.ndarray)):
                         raise Error("%s: '%s' is a %s scalar, not a buffer" % (self.name, p.name, p.type))
                     self._scalar(slot, p, a)
                     continue
+                if isinstance(a, Tensor):  # its bytes are used as they are: the dtype must be the element's
+                    if a.dtype != p.dtype:
+                        raise Error("%s: '%s' is a buffer of %s (numpy %s), not a tensor of %s" % (
+                            self.name, p.name, p.type, p.dtype.name, a.dtype.name))
+                    a = a.buffer
                 if isinstance(a, Buffer):
                     if a.ctx is not self.ctx:
                         raise Error("%s: buffer for '%s' belongs to another context" % (self.name, p.name))
@@ -312,14 +346,29 @@ class Buffer:
     """Device memory of a context. write(array) uploads at an offset;
     read(dtype, count) downloads; free() (or garbage collection) frees it."""
 
-    def __init__(self, ctx, nbytes):
+    def __init__(self, ctx, nbytes, _handle=None):
         if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes <= 0:
             raise Error("kcrt.Buffer: nbytes must be a whole number > 0, not %r" % (nbytes,))
         self.ctx = ctx
-        ptr = _lib.P()
-        _check(_c.kcrt_buffer_create(ctx._live(), int(nbytes), _lib.ctypes.byref(ptr)), ctx._ptr)
-        self._ptr = ptr.value
+        if _handle is None:
+            ptr = _lib.P()
+            _check(_c.kcrt_buffer_create(ctx._live(), int(nbytes), _lib.ctypes.byref(ptr)), ctx._ptr)
+            _handle = ptr.value
+        self._ptr = _handle
         self.nbytes = int(nbytes)
+
+    def _native(self):
+        """(device pointer or VkBuffer, the device's number in its API)."""
+        ptr, dev = _lib.P(), _lib.ctypes.c_int()
+        _check(_c.kcrt_buffer_native(self._live(), _lib.ctypes.byref(ptr), _lib.ctypes.byref(dev)), self.ctx._ptr)
+        return ptr.value or 0, dev.value
+
+    def __dlpack_device__(self):
+        return Tensor(self, (self.nbytes,), np.uint8).__dlpack_device__()
+
+    def __dlpack__(self, stream=None):
+        """The buffer as a 1-D uint8 DLPack tensor (see Tensor.__dlpack__)."""
+        return Tensor(self, (self.nbytes,), np.uint8).__dlpack__(stream=stream)
 
     def _live(self):
         if not self._ptr or not self.ctx._ptr:
@@ -362,3 +411,120 @@ class Buffer:
         if count:
             self._read_raw(out, offset)
         return out
+
+
+class Tensor:
+    """An array on the device: a Buffer with a shape and a numpy dtype.
+    Kernels take it where they take a Buffer; .numpy() (or np.asarray)
+    copies it to the host; it speaks DLPack."""
+
+    def __init__(self, buffer, shape, dtype, _taken=None):
+        self.buffer = buffer
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self._taken = _taken  # a producer's tensor this one wraps: released when this goes
+
+    @property
+    def ctx(self):
+        return self.buffer.ctx
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    def __repr__(self):
+        return "<kcrt.Tensor %s %s on %s>" % (self.dtype.name, self.shape, self.ctx.backend)
+
+    def numpy(self):
+        """A host copy, as a numpy array."""
+        if self.dtype == np.bool_:
+            return self.buffer.read(np.uint8, self.size).astype(np.bool_).reshape(self.shape)
+        return self.buffer.read(self.dtype, self.size).reshape(self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a.astype(dtype) if dtype is not None else a
+
+    def __dlpack_device__(self):
+        """(kDLCUDA or kDLROCM, ordinal) on CUDA and HIP; (kDLCPU, 0) on Vulkan,
+        whose memory no other framework can address: the export is a host copy."""
+        kind = _dlpack.BACKEND_DEVICE[self.ctx.backend]
+        if kind == _dlpack.VULKAN:
+            return (_dlpack.CPU, 0)
+        return (kind, self.ctx._ordinal())
+
+    def __dlpack__(self, stream=None):
+        """A DLPack capsule: the tensor itself on CUDA and HIP (after the
+        context's launches finish), a host copy on Vulkan."""
+        if self.ctx.backend == "vulkan":
+            a = self.numpy()
+            return _dlpack.export(a, a.ctypes.data, (_dlpack.CPU, 0), a.shape, a.dtype)
+        self.ctx.finish()  # the consumer's stream may not wait for ours
+        ptr, dev = self.buffer._native()
+        kind = _dlpack.BACKEND_DEVICE[self.ctx.backend]
+        return _dlpack.export(self, ptr, (kind, dev), self.shape, self.dtype)
+
+    def release(self):
+        """Frees the device memory now (or lets go of the producer's)."""
+        self.buffer.free()
+        if self._taken:
+            self._taken.release()
+            self._taken = None
+
+    def __del__(self):
+        if getattr(self, "_taken", None):
+            self.buffer.free()  # before the memory it wraps goes back to its producer
+            self._taken.release()
+
+
+_default = None
+
+
+def default_context():
+    """The context module-level calls use: kcrt.open() on first use."""
+    global _default
+    if _default is None or not _default._ptr:
+        _default = open()
+    return _default
+
+
+def from_dlpack(obj, ctx=None):
+    """A kcrt.Tensor of a DLPack tensor (a torch tensor, a numpy array, …):
+    wrapped without a copy when it lives on this context's device (CUDA or
+    HIP, same ordinal), copied through the host when it is on the CPU."""
+    ctx = ctx or default_context()
+    if isinstance(obj, Tensor) and obj.ctx is ctx:
+        return obj
+    if isinstance(obj, np.ndarray):
+        return ctx.tensor(obj)
+    if not hasattr(obj, "__dlpack__"):
+        raise Error("kcrt.from_dlpack: %s speaks no DLPack (no __dlpack__)" % type(obj).__name__)
+    dev = tuple(obj.__dlpack_device__()) if hasattr(obj, "__dlpack_device__") else (_dlpack.CPU, 0)
+    mine = _dlpack.BACKEND_DEVICE[ctx.backend]
+    if dev[0] == mine and mine != _dlpack.VULKAN and dev[1] == ctx._ordinal():
+        return _wrap_taken(ctx, _dlpack.Taken(obj.__dlpack__()))
+    if dev[0] in (_dlpack.CPU, _dlpack.CUDA_HOST):
+        return ctx.tensor(np.from_dlpack(obj))
+    raise Error("kcrt.from_dlpack: the tensor is on %s device %d; this context is on %s ('%s'): copy it to "
+                "the CPU first (tensor.cpu())" % (_dlpack.DEVICE_NAMES.get(dev[0], "type %d" % dev[0]), dev[1],
+                                                  ctx.backend, ctx.device_name))
+
+
+def _wrap_taken(ctx, taken):
+    if taken.dtype is None:
+        taken.release()
+        raise Error("kcrt.from_dlpack: DLPack type %s has no numpy dtype" % taken.dtype_words)
+    if not taken.compact:
+        taken.release()
+        raise Error("kcrt.from_dlpack: the tensor is strided; kcrt wraps contiguous tensors only "
+                    "(tensor.contiguous())")
+    try:
+        buf = ctx.wrap(taken.data, max(taken.nbytes, 1))
+    except BaseException:
+        taken.release()
+        raise
+    return Tensor(buf, taken.shape, taken.dtype, _taken=taken)

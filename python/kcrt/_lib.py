@@ -117,6 +117,9 @@ _SIGNATURES = {
     "kcrt_finish": (ctypes.c_int, [P]),
     "kcrt_f32_to_f16": (ctypes.c_uint16, [ctypes.c_float]),
     "kcrt_stats_get": (None, [P, ctypes.POINTER(Stats)]),
+    "kcrt_buffer_wrap": (ctypes.c_int, [P, P, ctypes.c_size_t, ctypes.POINTER(P)]),
+    "kcrt_buffer_native": (ctypes.c_int, [P, ctypes.POINTER(P), ctypes.POINTER(ctypes.c_int)]),
+    "kcrt_set_stream": (ctypes.c_int, [P, P]),
 }
 for _name, (_ret, _args) in _SIGNATURES.items():
     _fn = getattr(lib, _name)

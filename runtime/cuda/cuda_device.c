@@ -295,6 +295,7 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     d->n.ctx = ctx;
     d->n.drv = &cu_driver;
+    d->n.ordinal = index;
     char err[RT_MSG];
     int n = 0;
     kcrt_status s = lib_open(&d->lib, err, sizeof(err));

@@ -348,6 +348,7 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     d->n.ctx = ctx;
     d->n.drv = &hip_driver;
+    d->n.ordinal = index;
     d->device = index;
     char err[RT_MSG];
     int n = 0;

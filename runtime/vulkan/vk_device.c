@@ -170,6 +170,7 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
         return rt_fail(ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     d->ctx = ctx;
     d->recording = -1;
+    d->index = index;
     char err[RT_MSG];
     kcrt_status s = vk_lib_open(&d->lib, env_on("KCRT_VALIDATION"), err, sizeof(err));
     if (s != KCRT_OK) {
@@ -454,6 +455,14 @@ int kcrt_pending_launches(const kcrt_context *ctx)
     return d->recording >= 0 ? (int)d->batches[d->recording].dispatches : 0;
 }
 
+static kcrt_status buffer_native(void *dev, void *buf, void **native, int *device)
+{
+    const vk_dev *d = dev;
+    *native = (void *)(uintptr_t)((const vk_buf *)buf)->m.buf;
+    *device = d->index;
+    return KCRT_OK;
+}
+
 static kcrt_status vulkan_device(void *dev, kcrt_vulkan_device *out)
 {
     const vk_dev *d = dev;
@@ -477,6 +486,7 @@ const rt_backend rt_vulkan_backend = {
     .buffer_create = vk_buffer_create,
     .buffer_wrap = vk_buffer_wrap,
     .vulkan_device = vulkan_device,
+    .buffer_native = buffer_native,
     .buffer_free = vk_buffer_free,
     .buffer_write = vk_buffer_write,
     .buffer_read = vk_buffer_read,

@@ -209,6 +209,7 @@ typedef struct vk_dev {
     VkQueryPool queries;
     uint32_t nqueries;
     bool unified; /* buffers live in host-visible device memory */
+    int index;    /* among the loader's physical devices (kcrt_buffer_native) */
     bool lost;    /* the device was lost: everything fails */
     kcrt_stats stats;
 } vk_dev;

@@ -376,6 +376,12 @@ typedef struct kcrt_vulkan_buffer {
 } kcrt_vulkan_buffer;
 kcrt_status kcrt_buffer_wrap(kcrt_context *ctx, void *native, size_t bytes, kcrt_buffer **out);
 kcrt_status kcrt_set_stream(kcrt_context *ctx, void *native_stream);
+/* ADDITION: a buffer's own handle, for handing it to another framework
+ * (DLPack): HIP and CUDA, its device pointer; Vulkan, its VkBuffer (as a
+ * pointer-sized value). *device is the device's number in that API (the
+ * CUDA or HIP ordinal; Vulkan, the physical device's index). The handle
+ * lives as long as the buffer. */
+kcrt_status kcrt_buffer_native(kcrt_buffer *buf, void **native, int *device);
 /* ADDITION: the Vulkan objects of a Vulkan context, for making buffers to
  * wrap (KCRT_ERROR_UNSUPPORTED on HIP and CUDA). */
 typedef struct kcrt_vulkan_device {
