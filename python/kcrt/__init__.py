@@ -16,7 +16,7 @@ import numpy as np
 from . import _dlpack, _lib
 from ._lib import lib as _c
 
-__all__ = ["Error", "open", "Context", "Bundle", "Kernel", "Buffer", "Tensor", "from_dlpack", "default_context",
+__all__ = ["nn", "Error", "open", "Context", "Bundle", "Kernel", "Buffer", "Tensor", "from_dlpack", "default_context",
            "library_path"]
 __version__ = "0.1.0"
 
@@ -111,7 +111,7 @@ class Context:
     def tensor(self, array):
         """A copy of a numpy array (or anything np.asarray takes) on this device."""
         a = np.ascontiguousarray(array)
-        buf = Buffer(self, max(a.nbytes, 1))
+        buf = Buffer(self, max(16, (a.nbytes + 15) // 16 * 16))  # whole 16 bytes: kernels may read float4s
         if a.nbytes:
             buf._write_raw(a)
         return Tensor(buf, a.shape, a.dtype)
@@ -528,3 +528,6 @@ def _wrap_taken(ctx, taken):
         taken.release()
         raise
     return Tensor(buf, taken.shape, taken.dtype, _taken=taken)
+
+
+from . import nn  # noqa: E402  (kcrt.nn builds on what is above)

@@ -15,8 +15,9 @@ KCRT_BUILD_TREE=$build "$work/venv/bin/pip" install --no-index --no-cache-dir --
 cd "$work" # not the source tree: the installed package is what is tested
 unset KCRT_LIBRARY
 export KCRT_TEST_BUNDLE=$build/tests/runtime/rt_kernels.kcb KCRT_TEST_DEFAULT_BUNDLE=$build/tests/runtime/rt_default.kcb
+export KCRT_TEST_RVC_BUNDLE=$build/tests/python/rvc.kcb
 "$work/venv/bin/python" -c 'import kcrt, sys; print("kcrt", kcrt.__version__, "from", kcrt.__file__, "on", kcrt.library_path)'
 rc=0
-"$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests" || rc=$?
+"$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$src/python/tests" || rc=$?
 [ "$rc" = 5 ] && exit 77 # nothing ran
 exit "$rc"

@@ -1,0 +1,282 @@
+"""kcrt.nn — torch-named ops over a kc bundle of the shipped kernel package
+(kernels/): swap `torch.nn.functional.X(...)` for `ops.X(...)`.
+
+    ops = kcrt.nn.Ops(ctx.load("rvc.kcb"))
+    y = ops.conv1d(x, w, b, padding=3, dilation=3)     # a kcrt.Tensor
+    y.numpy()
+
+Inputs are float32 numpy arrays or kcrt.Tensors; results are kcrt.Tensors
+that stay on the device. Argument names, defaults, shapes and results are
+torch's; a wrong shape or type is a kcrt.Error with torch's words. What the
+shipped kernels do not cover yet (groups, strided conv1d, softmax over
+another dimension) is a kcrt.Error that says so, never a wrong answer.
+The module-level functions use kcrt.default_context() and the bundle at
+$KCRT_BUNDLE. docs/python.md lists each op and its kernel.
+"""
+import os
+
+import numpy as np
+
+from . import Error, Tensor, default_context
+
+__all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax"]
+
+
+def _fail(op, words):
+    raise Error("%s: %s" % (op, words))
+
+
+class Ops:
+    """The ops over one loaded bundle (its context's device)."""
+
+    def __init__(self, bundle):
+        self.bundle = bundle
+        self.ctx = bundle.ctx
+        self._kernels = {}
+
+    def _kernel(self, op, name):
+        if name not in self._kernels:
+            if name not in self.bundle.kernels:
+                _fail(op, "the bundle %s has no kernel '%s' (build it from kc's kernels/)" % (self.bundle.path, name))
+            self._kernels[name] = self.bundle.kernel(name)
+        return self._kernels[name]
+
+    def _tensor(self, op, name, x, ndims=None):
+        """x as a float32 Tensor of this context (numpy arrays are uploaded)."""
+        if isinstance(x, Tensor):
+            if x.ctx is not self.ctx:
+                _fail(op, "'%s' is a tensor of another context" % name)
+            t = x
+        elif isinstance(x, np.ndarray):
+            if x.dtype != np.float32:
+                _fail(op, "expected scalar type Float but found %s for argument '%s'" % (_torch_name(x.dtype), name))
+            t = self.ctx.tensor(x)
+        else:
+            _fail(op, "argument '%s' must be a numpy array or kcrt.Tensor, not %s" % (name, type(x).__name__))
+        if t.dtype != np.float32:
+            _fail(op, "expected scalar type Float but found %s for argument '%s'" % (_torch_name(t.dtype), name))
+        if ndims is not None and len(t.shape) not in ndims:
+            _fail(op, "expected %s-D input for '%s', but got input of size: %s" % (
+                " or ".join(str(n) for n in ndims), name, list(t.shape)))
+        return t
+
+    def _zeros(self, shape):
+        return self.ctx.tensor(np.zeros(shape, np.float32))
+
+    def _rows(self, t, n):
+        """The rows of a tensor whose batch dims the kernel cannot take:
+        Tensors per batch item (a host round trip for device tensors, as
+        kernels take whole buffers)."""
+        a = t.numpy().reshape((-1,) + t.shape[-n:]) if len(t.shape) > n else None
+        return [t] if a is None else [self.ctx.tensor(r) for r in a]
+
+    # ---- convolutions -------------------------------------------------------------------------------
+
+    def conv1d(self, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        op = "conv1d"
+        x = self._tensor(op, "input", input, (2, 3))
+        w = self._tensor(op, "weight", weight, (3,))
+        cout, cin_g, ks = w.shape
+        cin, t_in = x.shape[-2:]
+        stride, dilation = _one(op, "stride", stride), _one(op, "dilation", dilation)
+        padding = _padding(op, padding, dilation, ks)
+        if groups != 1:
+            _fail(op, "groups=%d: the shipped conv1d kernel has groups=1 only (issue 12)" % groups)
+        if stride != 1:
+            _fail(op, "stride=%d: the shipped conv1d kernel has stride 1 only (issue 12)" % stride)
+        if cin != cin_g * groups:
+            _fail(op, "Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d "
+                  "channels instead" % (groups, list(w.shape), list(x.shape), cin_g * groups, cin))
+        t_out = t_in + 2 * padding - dilation * (ks - 1)
+        if t_out < 1:
+            _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
+        b = self._bias(op, bias, cout)
+        k = self._kernel(op, "conv1d")
+        outs = []
+        for xi in self._rows(x, 2):
+            y = Tensor(self.ctx.buffer(_bytes(cout * t_out)), (cout, t_out), np.float32)
+            k.launch(cin, cout, t_in, ks, dilation, padding, 1.0, xi, w, b, y)
+            outs.append(y)
+        return self._stack(outs, x.shape[:-2] + (cout, t_out))
+
+    def conv_transpose1d(self, input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                         dilation=1):
+        op = "conv_transpose1d"
+        x = self._tensor(op, "input", input, (2, 3))
+        w = self._tensor(op, "weight", weight, (3,))
+        cin_w, cout_g, ks = w.shape
+        cin, t_in = x.shape[-2:]
+        stride, padding = _one(op, "stride", stride), _one(op, "padding", padding)
+        output_padding, dilation = _one(op, "output_padding", output_padding), _one(op, "dilation", dilation)
+        if groups != 1 or dilation != 1:
+            _fail(op, "groups=%d, dilation=%d: the shipped kernel has groups=1 and dilation=1 only (issue 12)" % (
+                groups, dilation))
+        if cin != cin_w:
+            _fail(op, "Given transposed=1, weight of size %s, expected input%s to have %d channels, but got %d "
+                  "channels instead" % (list(w.shape), list(x.shape), cin_w, cin))
+        if output_padding >= stride and output_padding >= dilation:
+            _fail(op, "output padding must be smaller than either stride or dilation, but got output_padding: "
+                  "%d, stride: %d, dilation: %d" % (output_padding, stride, dilation))
+        cout = cout_g * groups
+        t_out = (t_in - 1) * stride - 2 * padding + dilation * (ks - 1) + output_padding + 1
+        if t_out < 1:
+            _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
+        b = self._bias(op, bias, cout)
+        k = self._kernel(op, "conv_transpose1d")
+        outs = []
+        for xi in self._rows(x, 2):
+            y = Tensor(self.ctx.buffer(_bytes(cout * t_out)), (cout, t_out), np.float32)
+            k.launch(cin, cout, t_in, ks, stride, padding, output_padding, xi, w, b, y)
+            outs.append(y)
+        return self._stack(outs, x.shape[:-2] + (cout, t_out))
+
+    # ---- linear, norms, softmax ---------------------------------------------------------------------------
+
+    def linear(self, input, weight, bias=None):
+        op = "linear"
+        x = self._tensor(op, "input", input)
+        w = self._tensor(op, "weight", weight, (1, 2))
+        if len(x.shape) < 1:
+            _fail(op, "input must have at least one dimension")
+        w2 = w if len(w.shape) == 2 else Tensor(w.buffer, (1, w.shape[0]), np.float32)
+        n, kdim = w2.shape
+        if x.shape[-1] != kdim:
+            rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+            _fail(op, "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (rows, x.shape[-1], kdim, n))
+        m = int(np.prod(x.shape[:-1], dtype=np.int64))
+        has_bias = bias is not None
+        b = self._bias(op, bias, n)
+        y = Tensor(self.ctx.buffer(_bytes(m * n)), x.shape[:-1] + (n,), np.float32)
+        if m == 1:  # batch-1 decode: W as torch keeps it
+            self._kernel(op, "gemv").launch(n, kdim, has_bias, w2, x, b, y)
+        else:  # C = A B with B = W^T (K x N)
+            wt = self.ctx.tensor(np.ascontiguousarray(w2.numpy().T))
+            self._kernel(op, "gemm").launch(m, n, kdim, has_bias, 0, 0.0, x, wt, b, y)
+        return y if len(w.shape) == 2 else Tensor(y.buffer, x.shape[:-1], np.float32)
+
+    def layer_norm(self, input, normalized_shape, weight=None, bias=None, eps=1e-05):
+        op = "layer_norm"
+        x = self._tensor(op, "input", input)
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        if not shape or tuple(x.shape[-len(shape):]) != shape:
+            _fail(op, "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s" % (
+                list(shape), ", ".join(str(s) for s in shape), list(x.shape)))
+        n = int(np.prod(shape, dtype=np.int64))
+        rows = x.size // n
+        g = self._affine(op, "weight", weight, shape, 1.0)
+        b = self._affine(op, "bias", bias, shape, 0.0)
+        y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
+        self._kernel(op, "layernorm").launch(rows, n, float(eps), x, g, b, y)
+        return y
+
+    def softmax(self, input, dim=None, dtype=None):
+        op = "softmax"
+        x = self._tensor(op, "input", input)
+        if dtype is not None and np.dtype(dtype) != np.float32:
+            _fail(op, "dtype=%s: the shipped softmax computes in float32 only" % np.dtype(dtype).name)
+        nd = max(len(x.shape), 1)
+        if dim is None:
+            dim = -1  # torch's implicit choice for 2-D and more; 0 for 0-D and 1-D is the same dim
+        if not -nd <= dim < nd:
+            _fail(op, "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-nd, nd - 1, dim))
+        if dim % nd != nd - 1:
+            _fail(op, "dim=%d: the shipped softmax kernel works along the last dimension only (issue 12)" % dim)
+        n = x.shape[-1] if x.shape else 1
+        y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
+        self._kernel(op, "softmax").launch(x.size // n, n, x, y)
+        return y
+
+    # ---- helpers ----------------------------------------------------------------------------------------
+
+    def _bias(self, op, bias, n):
+        if bias is None:
+            return self._zeros(n)
+        b = self._tensor(op, "bias", bias, (1,))
+        if b.shape != (n,):
+            _fail(op, "expected bias of size [%d], but got bias of size %s" % (n, list(b.shape)))
+        return b
+
+    def _affine(self, op, name, t, shape, fill):
+        if t is None:
+            return self.ctx.tensor(np.full(shape, fill, np.float32))
+        a = self._tensor(op, name, t)
+        if tuple(a.shape) != tuple(shape):
+            _fail(op, "expected %s of size %s, but got %s of size %s" % (name, list(shape), name, list(a.shape)))
+        return a
+
+    def _stack(self, outs, shape):
+        if len(outs) == 1:
+            return Tensor(outs[0].buffer, shape, np.float32)
+        self.ctx.finish()
+        return self.ctx.tensor(np.stack([o.numpy() for o in outs]).reshape(shape))
+
+
+def _torch_name(dtype):
+    return {"float64": "Double", "float16": "Half", "int32": "Int", "int64": "Long", "uint8": "Byte",
+            "bool": "Bool"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _bytes(n):
+    return max(16, (4 * int(n) + 15) // 16 * 16)  # float4 views (gemm, gemv) read whole 16 bytes
+
+
+def _one(op, name, v):
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            _fail(op, "expected %s to be a single integer value or a list of 1 values to match the convolution "
+                  "dimensions, but got %s=%s" % (name, name, list(v)))
+        v = v[0]
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 or (v == 0 and name in ("stride", "dilation")):
+        _fail(op, "%s must be a %s integer, not %r" % (name, "positive" if name in ("stride", "dilation") else
+                                                        "non-negative", v))
+    return int(v)
+
+
+def _padding(op, padding, dilation, ks):
+    if padding == "valid":
+        return 0
+    if padding == "same":
+        total = dilation * (ks - 1)
+        if total % 2:
+            _fail(op, "padding='same' with an even total padding only (dilation * (kernel_size - 1) = %d): the "
+                  "shipped kernel pads both sides alike" % total)
+        return total // 2
+    return _one(op, "padding", padding)
+
+
+# ---- module-level: the default context and $KCRT_BUNDLE ------------------------------------------------------
+
+_ops = None
+
+
+def default_ops():
+    """Ops over kcrt.default_context() and the bundle at $KCRT_BUNDLE."""
+    global _ops
+    ctx = default_context()
+    if _ops is None or _ops.ctx is not ctx:
+        path = os.environ.get("KCRT_BUNDLE")
+        if not path:
+            raise Error("kcrt.nn: set KCRT_BUNDLE to a bundle of kc's kernels/ (kc build kernels/ -o rvc.kcb), "
+                        "or use kcrt.nn.Ops(ctx.load(path))")
+        _ops = Ops(ctx.load(path))
+    return _ops
+
+
+def conv1d(*args, **kwargs):
+    return default_ops().conv1d(*args, **kwargs)
+
+
+def conv_transpose1d(*args, **kwargs):
+    return default_ops().conv_transpose1d(*args, **kwargs)
+
+
+def linear(*args, **kwargs):
+    return default_ops().linear(*args, **kwargs)
+
+
+def layer_norm(*args, **kwargs):
+    return default_ops().layer_norm(*args, **kwargs)
+
+
+def softmax(*args, **kwargs):
+    return default_ops().softmax(*args, **kwargs)

@@ -1,0 +1,194 @@
+"""kcrt.nn against PyTorch (torch.nn.functional) on fresh random inputs with
+awkward sizes: every op of the shipped kernels, every argument its
+signature allows, and torch's errors for what is wrong.
+
+Error bounds come from the reduction length: a float32 sum of K products
+computed in any order is within K * eps * sum|terms| of the exact value
+(the standard forward bound, gamma_K), so each element is checked against
+    |kcrt - torch| <= 2 K eps * (|x| conv |w| + |b|) + 1e-30,
+with the absolute-value reference computed in float64. Layer norm and
+softmax are bounded relative to their output with their row length.
+
+KCRT_TEST_RVC_BUNDLE is a bundle of kc's kernels/ (default variants)."""
+import os
+
+import numpy as np
+import pytest
+
+import kcrt
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+BUNDLE = os.environ.get("KCRT_TEST_RVC_BUNDLE")
+pytestmark = pytest.mark.skipif(not BUNDLE, reason="KCRT_TEST_RVC_BUNDLE is not set")
+EPS = float(np.finfo(np.float32).eps)
+
+
+@pytest.fixture(scope="module")
+def ops():
+    try:
+        ctx = kcrt.open()
+    except kcrt.Error as e:
+        pytest.skip("no device: %s" % e)
+    yield kcrt.nn.Ops(ctx.load(BUNDLE))
+    ctx.close()
+
+
+@pytest.fixture
+def rng():
+    seed = int.from_bytes(os.urandom(4), "little")
+    print("seed", seed)
+    return np.random.default_rng(seed)
+
+
+def rand(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def check(got, want, bound):
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    assert got.shape == want.shape
+    assert np.all(np.isfinite(got))
+    if got.size == 0:
+        return
+    err = np.abs(got - want)
+    worst = np.argmax(err - bound)
+    assert np.all(err <= bound), "at %s: %g vs %g (error %g > bound %g)" % (
+        np.unravel_index(worst, err.shape), got.flat[worst], want.flat[worst], err.flat[worst], bound.flat[worst])
+
+
+def t(a):
+    return torch.from_numpy(a)
+
+
+@pytest.mark.parametrize("cin,cout,t_in,ks,dil,pad,bias,batch", [
+    (1, 1, 1, 1, 1, 0, True, None), (3, 5, 17, 3, 1, 1, True, None), (7, 2, 101, 5, 2, 0, False, None),
+    (13, 11, 257, 7, 3, 9, True, None), (32, 48, 1000, 11, 5, 25, True, None), (5, 3, 31, 3, 1, 4, True, 3),
+    (2, 4, 10, 4, 1, 0, True, 1), (64, 16, 33, 3, 7, 7, False, None)])
+def test_conv1d(ops, rng, cin, cout, t_in, ks, dil, pad, bias, batch):
+    x = rand(rng, *((batch,) if batch else ()), cin, t_in)
+    w = rand(rng, cout, cin, ks)
+    b = rand(rng, cout) if bias else None
+    got = ops.conv1d(x, w, b, padding=pad, dilation=dil).numpy()
+    want = F.conv1d(t(x).double(), t(w).double(), t(b).double() if bias else None, padding=pad, dilation=dil)
+    absref = F.conv1d(t(np.abs(x)).double(), t(np.abs(w)).double(), t(np.abs(b)).double() if bias else None,
+                      padding=pad, dilation=dil)
+    check(got, want.numpy(), 2 * cin * ks * EPS * absref.numpy() + 1e-30)
+
+
+def test_conv1d_same_and_valid(ops, rng):
+    x, w = rand(rng, 4, 50), rand(rng, 6, 4, 5)
+    got = ops.conv1d(x, w, padding="same", dilation=2).numpy()
+    want = F.conv1d(t(x)[None], t(w), padding="same", dilation=2)[0].numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert ops.conv1d(x, w, padding="valid").shape == (6, 46)
+    assert ops.conv1d(x, w, padding=(2,)).shape == (6, 50)
+
+
+@pytest.mark.parametrize("cin,cout,t_in,ks,stride,pad,out_pad,bias", [
+    (1, 1, 1, 1, 1, 0, 0, True), (4, 3, 9, 3, 2, 1, 1, True), (8, 5, 23, 16, 10, 3, 0, True),
+    (6, 6, 40, 5, 3, 2, 2, False), (3, 7, 2, 4, 4, 0, 3, True)])
+def test_conv_transpose1d(ops, rng, cin, cout, t_in, ks, stride, pad, out_pad, bias):
+    x, w = rand(rng, cin, t_in), rand(rng, cin, cout, ks)
+    b = rand(rng, cout) if bias else None
+    kw = dict(stride=stride, padding=pad, output_padding=out_pad)
+    got = ops.conv_transpose1d(x, w, b, **kw).numpy()
+    bb = lambda v: t(v).double() if bias else None  # noqa: E731
+    want = F.conv_transpose1d(t(x).double()[None], t(w).double(), bb(b), **kw)[0].numpy()
+    absref = F.conv_transpose1d(t(np.abs(x)).double()[None], t(np.abs(w)).double(), bb(np.abs(b) if bias else b),
+                                **kw)[0].numpy()
+    check(got, want, 2 * cin * ks * EPS * absref + 1e-30)
+
+
+@pytest.mark.parametrize("lead,k,n,bias", [((1,), 7, 5, True), ((3,), 1, 1, True), ((140,), 768, 67, True),
+                                          ((2, 3), 33, 17, False), ((1,), 1030, 3, False), ((5,), 4, 9, True)])
+def test_linear(ops, rng, lead, k, n, bias):
+    x, w = rand(rng, *lead, k), rand(rng, n, k)
+    b = rand(rng, n) if bias else None
+    got = ops.linear(x, w, b).numpy()
+    bb = lambda v: t(v).double() if bias else None  # noqa: E731
+    want = F.linear(t(x).double(), t(w).double(), bb(b)).numpy()
+    absref = F.linear(t(np.abs(x)).double(), t(np.abs(w)).double(), bb(np.abs(b) if bias else b)).numpy()
+    check(got, want, 2 * k * EPS * absref + 1e-30)
+    got1 = ops.linear(x, w[0], None).numpy()  # a 1-D weight: one output per row
+    assert got1.shape == lead
+
+
+@pytest.mark.parametrize("shape,norm,affine", [((1, 1), 1, True), ((3, 768), 768, True), ((2, 5, 7), 7, False),
+                                               ((4, 6, 10), (6, 10), True), ((1000,), 1000, True)])
+def test_layer_norm(ops, rng, shape, norm, affine):
+    x = rand(rng, *shape) * 3 + 5  # a large mean: cancellation would show
+    ns = (norm,) if isinstance(norm, int) else norm
+    g = rand(rng, *ns) if affine else None
+    b = rand(rng, *ns) if affine else None
+    got = ops.layer_norm(x, norm, g, b, eps=1e-5).numpy()
+    want = F.layer_norm(t(x).double(), ns, t(g).double() if affine else None, t(b).double() if affine else None,
+                        eps=1e-5).numpy()
+    n = int(np.prod(ns))
+    scale = (np.abs(g) if affine else 1.0) * 4 + (np.abs(b) if affine else 0.0)
+    check(got, want, 8 * n * EPS * np.broadcast_to(scale, x.shape) + 1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1,), (5,), (3, 140), (2, 3, 1025), (7, 1)])
+def test_softmax(ops, rng, shape):
+    x = rand(rng, *shape) * 4
+    x.flat[0] = -np.inf  # a masked entry
+    got = ops.softmax(x, dim=-1).numpy()
+    want = F.softmax(t(x).double(), dim=-1).numpy()
+    n = shape[-1]
+    if n == 1:
+        assert np.isnan(got.flat[0])  # a row of only -inf: 0/0, as torch
+        got, want = got.reshape(-1)[1:], want.reshape(-1)[1:]
+    check(got, want, 4 * n * EPS * np.abs(want) + 1e-7)
+
+
+def test_results_stay_on_the_device(ops, rng):
+    x, w = rand(rng, 8, 64), rand(rng, 8, 8, 3)
+    h = ops.conv1d(x, w, padding=1)
+    assert isinstance(h, kcrt.Tensor)
+    y = ops.conv1d(h, w, padding=1)  # a Tensor in: no round trip
+    want = F.conv1d(F.conv1d(t(x)[None], t(w), padding=1), t(w), padding=1)[0].numpy()
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-4)
+    z = ops.softmax(ops.layer_norm(ops.linear(y, rand(rng, 5, 64)), 5))
+    assert z.shape == (8, 5)
+    np.testing.assert_allclose(z.numpy().sum(-1), 1, rtol=1e-5)
+
+
+def test_torch_words_for_wrong_calls(ops, rng):
+    x, w = rand(rng, 4, 20), rand(rng, 6, 3, 3)
+    with pytest.raises(kcrt.Error, match=r"expected input\[4, 20\] to have 3 channels, but got 4"):
+        ops.conv1d(x, w)
+    with pytest.raises(kcrt.Error, match="expected 2 or 3-D input for 'input'"):
+        ops.conv1d(rand(rng, 20), w)
+    with pytest.raises(kcrt.Error, match="expected scalar type Float but found Double"):
+        ops.conv1d(x.astype(np.float64), rand(rng, 6, 4, 3))
+    with pytest.raises(kcrt.Error, match="Output size is too small"):
+        ops.conv1d(rand(rng, 4, 2), rand(rng, 6, 4, 5))
+    with pytest.raises(kcrt.Error, match=r"expected bias of size \[6\]"):
+        ops.conv1d(x, rand(rng, 6, 4, 3), rand(rng, 5))
+    with pytest.raises(kcrt.Error, match="groups=2: the shipped conv1d kernel has groups=1 only"):
+        ops.conv1d(x, rand(rng, 6, 2, 3), groups=2)
+    with pytest.raises(kcrt.Error, match="stride must be a positive integer"):
+        ops.conv1d(x, rand(rng, 6, 4, 3), stride=0)
+    with pytest.raises(kcrt.Error, match=r"mat1 and mat2 shapes cannot be multiplied \(4x20 and 19x3\)"):
+        ops.linear(x, rand(rng, 3, 19))
+    with pytest.raises(kcrt.Error, match=r"Given normalized_shape=\[7\], expected input with shape \[\*, 7\]"):
+        ops.layer_norm(x, 7)
+    with pytest.raises(kcrt.Error, match="Dimension out of range"):
+        ops.softmax(x, dim=2)
+    with pytest.raises(kcrt.Error, match="along the last dimension only"):
+        ops.softmax(x, dim=0)
+    with pytest.raises(kcrt.Error, match="output padding must be smaller"):
+        ops.conv_transpose1d(x, rand(rng, 4, 2, 3), stride=2, output_padding=2)
+
+
+def test_module_level_functions(ops, monkeypatch, rng):
+    monkeypatch.setenv("KCRT_BUNDLE", BUNDLE)
+    x = rand(rng, 3, 9)
+    np.testing.assert_allclose(kcrt.nn.softmax(x, dim=-1).numpy(), F.softmax(t(x), -1).numpy(), rtol=1e-5,
+                               atol=1e-7)
+    monkeypatch.delenv("KCRT_BUNDLE")
+    kcrt.nn._ops = None
+    with pytest.raises(kcrt.Error, match="set KCRT_BUNDLE"):
+        kcrt.nn.softmax(x)
