@@ -19,7 +19,12 @@ import numpy as np
 
 from . import Error, Tensor, default_context
 
-__all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax"]
+__all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
+           "sigmoid", "tanh", "silu", "gelu", "add", "mul"]
+
+# kernels/elementwise.kc's ops
+_EW = {"relu": 0, "leaky_relu": 1, "sigmoid": 2, "tanh": 3, "silu": 4, "gelu": 5, "gelu_tanh": 6, "add": 7,
+       "mul": 8, "add_scalar": 9, "mul_scalar": 10}
 
 
 def _fail(op, words):
@@ -186,6 +191,71 @@ class Ops:
         self._kernel(op, "softmax").launch(x.size // n, n, x, y)
         return y
 
+    # ---- the elementwise family (kernels/elementwise.kc) --------------------------------------------------
+
+    def _ew(self, op, name, x, alpha=0.0, z=None):
+        y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
+        if x.size:
+            self._kernel(op, "elementwise").launch(x.size, _EW[name], float(alpha), x, z if z is not None else x, y)
+        return y
+
+    def _unary(self, op, input, inplace, name=None, alpha=0.0):
+        if inplace:
+            _fail(op, "inplace=True: kcrt.nn ops return new tensors")
+        return self._ew(op, name or op, self._tensor(op, "input", input), alpha)
+
+    def relu(self, input, inplace=False):
+        return self._unary("relu", input, inplace)
+
+    def leaky_relu(self, input, negative_slope=0.01, inplace=False):
+        return self._unary("leaky_relu", input, inplace, alpha=negative_slope)
+
+    def sigmoid(self, input):
+        return self._unary("sigmoid", input, False)
+
+    def tanh(self, input):
+        return self._unary("tanh", input, False)
+
+    def silu(self, input, inplace=False):
+        return self._unary("silu", input, inplace)
+
+    def gelu(self, input, approximate="none"):
+        if approximate not in ("none", "tanh"):
+            _fail("gelu", "approximate argument must be either none or tanh.")
+        return self._unary("gelu", input, False, "gelu" if approximate == "none" else "gelu_tanh")
+
+    def add(self, input, other, alpha=1):
+        """input + alpha * other (torch.add): other a tensor or a number."""
+        return self._binary("add", input, other, alpha)
+
+    def mul(self, input, other):
+        """input * other (torch.mul): other a tensor or a number."""
+        return self._binary("mul", input, other, 1)
+
+    def _binary(self, op, input, other, alpha):
+        if isinstance(input, (int, float, np.number)) and not isinstance(other, (int, float, np.number)):
+            if op == "add" and alpha != 1:  # a + alpha b with a a number: b scaled, then a added
+                return self._binary("add", self.mul(other, alpha), input, 1)
+            input, other = other, input  # commutes
+        x = self._tensor(op, "input", input)
+        if isinstance(other, (bool, np.bool_)) or isinstance(other, (int, float, np.number)):
+            scalar = float(other) * (float(alpha) if op == "add" else 1.0)
+            return self._ew(op, op + "_scalar", x, scalar)
+        if isinstance(other, np.ndarray) and other.shape != x.shape:
+            try:
+                shape = np.broadcast_shapes(x.shape, other.shape)
+            except ValueError:
+                _fail(op, "The size of tensor a (%s) must match the size of tensor b (%s)" % (
+                    list(x.shape), list(other.shape)))
+            if shape != x.shape:
+                x = self.ctx.tensor(np.broadcast_to(x.numpy(), shape))
+            other = np.broadcast_to(other.astype(other.dtype, copy=False), shape)
+        z = self._tensor(op, "other", other)
+        if z.shape != x.shape:
+            _fail(op, "The size of tensor a (%s) must match the size of tensor b (%s): broadcasting a device "
+                  "tensor is not done yet (pass a numpy array)" % (list(x.shape), list(z.shape)))
+        return self._ew(op, op, x, float(alpha), z)
+
     # ---- helpers ----------------------------------------------------------------------------------------
 
     def _bias(self, op, bias, n):
@@ -280,3 +350,35 @@ def layer_norm(*args, **kwargs):
 
 def softmax(*args, **kwargs):
     return default_ops().softmax(*args, **kwargs)
+
+
+def relu(*args, **kwargs):
+    return default_ops().relu(*args, **kwargs)
+
+
+def leaky_relu(*args, **kwargs):
+    return default_ops().leaky_relu(*args, **kwargs)
+
+
+def sigmoid(*args, **kwargs):
+    return default_ops().sigmoid(*args, **kwargs)
+
+
+def tanh(*args, **kwargs):
+    return default_ops().tanh(*args, **kwargs)
+
+
+def silu(*args, **kwargs):
+    return default_ops().silu(*args, **kwargs)
+
+
+def gelu(*args, **kwargs):
+    return default_ops().gelu(*args, **kwargs)
+
+
+def add(*args, **kwargs):
+    return default_ops().add(*args, **kwargs)
+
+
+def mul(*args, **kwargs):
+    return default_ops().mul(*args, **kwargs)

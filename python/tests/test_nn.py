@@ -143,6 +143,55 @@ def test_softmax(ops, rng, shape):
     check(got, want, 4 * n * EPS * np.abs(want) + 1e-7)
 
 
+UNARY = [("relu", lambda x: F.relu(x), {}), ("leaky_relu", lambda x: F.leaky_relu(x, 0.2), {"negative_slope": 0.2}),
+         ("leaky_relu", lambda x: F.leaky_relu(x), {}), ("sigmoid", torch.sigmoid, {}), ("tanh", torch.tanh, {}),
+         ("silu", F.silu, {}), ("gelu", F.gelu, {}), ("gelu", lambda x: F.gelu(x, approximate="tanh"),
+                                                    {"approximate": "tanh"})]
+
+
+@pytest.mark.parametrize("name,ref,kw", UNARY, ids=[u[0] + str(u[2]) for u in UNARY])
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 1031), (2, 3, 4, 5)])
+def test_unary(ops, rng, name, ref, kw, shape):
+    x = rand(rng, *shape) * 5
+    x.flat[0] = -30.0  # the far tails
+    x.flat[-1] = 30.0
+    got = getattr(ops, name)(x, **kw).numpy()
+    want = ref(t(x).double()).numpy()
+    # kc's libm (<= 1.31 ulp) and a few roundings; GELU's 1 + erf cancels below -3: in units of |x| there
+    check(got, want, 16 * EPS * (np.abs(x) + np.abs(want)) + 1e-37)
+
+
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_binary(ops, rng, op):
+    x, z = rand(rng, 4, 33), rand(rng, 4, 33)
+    ref = (lambda a, b, **k: torch.add(a, b, **k)) if op == "add" else torch.mul
+    cases = [((x, z), {}), ((x, 2.5), {}), ((x, rand(rng, 33)), {}), ((x, rand(rng, 4, 1)), {}),
+             ((1.5, z), {})]
+    if op == "add":
+        cases += [((x, z), {"alpha": -0.5}), ((x, 3.0), {"alpha": 2}), ((2.0, z), {"alpha": 3})]
+    for (a, b), kw in cases:
+        got = getattr(ops, op)(a, b, **kw).numpy()
+        ta = t(a).double() if isinstance(a, np.ndarray) else a
+        tb = t(np.ascontiguousarray(b)).double() if isinstance(b, np.ndarray) else b
+        want = ref(ta, tb, **kw).numpy()
+        big = np.abs(np.broadcast_to(a, want.shape)) + np.abs(np.broadcast_to(b, want.shape)) * abs(kw.get("alpha", 1))
+        check(got, want, 4 * EPS * (big + np.abs(want)) + 1e-37)
+    tx, tz = ops.ctx.tensor(x), ops.ctx.tensor(z)
+    np.testing.assert_allclose(getattr(ops, op)(tx, tz).numpy(), ref(t(x), t(z)).numpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(kcrt.Error, match="must match the size"):
+        getattr(ops, op)(x, rand(rng, 5))
+    with pytest.raises(kcrt.Error, match="broadcasting a device tensor"):
+        getattr(ops, op)(tx, ops.ctx.tensor(rand(rng, 33)))
+
+
+def test_elementwise_errors(ops, rng):
+    with pytest.raises(kcrt.Error, match="approximate argument must be either none or tanh"):
+        ops.gelu(rand(rng, 3), approximate="erf")
+    with pytest.raises(kcrt.Error, match="inplace=True"):
+        ops.relu(rand(rng, 3), inplace=True)
+    assert ops.relu(np.zeros((0, 3), np.float32)).shape == (0, 3)
+
+
 def test_results_stay_on_the_device(ops, rng):
     x, w = rand(rng, 8, 64), rand(rng, 8, 8, 3)
     h = ops.conv1d(x, w, padding=1)

@@ -111,6 +111,17 @@ static int saxpy(run *r)
     return 0;
 }
 
+static int elementwise(run *r)
+{
+    int n = iparam(r, "n");
+    const float *x = input(r, "x", n), *z = input(r, "z", n);
+    float *y = zeros(n);
+    kc_ref_elementwise(n, iparam(r, "op"), (float)param(r, "alpha"), x, z, y);
+    output(r, y, n);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -189,6 +200,7 @@ static const struct {
     int (*fn)(run *r);
 } kernels[] = {
     {"saxpy", saxpy},
+    {"elementwise", elementwise},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

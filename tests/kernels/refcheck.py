@@ -142,11 +142,28 @@ def f32(rng, *shape, scale=1.0, offset=0.0):
     return (rng.standard_normal(shape) * scale + offset).astype(np.float32)
 
 
+_erf = np.vectorize(math.erf)
+
+
+def elementwise_np(op, alpha, x, z):
+    """elementwise.kc's ops, in float64, written from PyTorch's definitions."""
+    x, z = x.astype(np.float64), z.astype(np.float64)
+    sigmoid = 1.0 / (1.0 + np.exp(-x))
+    return [np.maximum(x, 0), np.where(x >= 0, x, alpha * x), sigmoid, np.tanh(x), x * sigmoid,
+            0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), act_np(2, 0.0, x), x + alpha * z, x * z, x + alpha,
+            x * alpha][op] if op <= 10 else x
+
+
 def cases(rng):
     """(kernel, params, inputs, expected) for every kernel and shape."""
     for n in (1, 7, 1001, 4099):
         x, y = f32(rng, n), f32(rng, n)
         yield "saxpy", dict(n=n, a=-1.75), dict(x=x, y=y), -1.75 * x.astype(np.float64) + y
+
+    for n in (1, 13, 1029):
+        for op in range(12):  # 11: any other op, a copy
+            x, z = f32(rng, n, scale=4.0), f32(rng, n)
+            yield "elementwise", dict(n=n, op=op, alpha=-0.3), dict(x=x, z=z), elementwise_np(op, -0.3, x, z)
 
     for (M, N, K) in ((1, 1, 1), (3, 5, 7), (17, 33, 13), (67, 130, 45), (5, 1026, 21), (31, 19, 259)):
         for has_bias, act in ((0, 0), (1, 0), (1, 1), (0, 2), (1, 2), (1, 3)):

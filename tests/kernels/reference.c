@@ -22,6 +22,30 @@ double kc_ref_activate(int act, double alpha, double x)
     }
 }
 
+double kc_ref_elementwise_one(int op, double alpha, double x, double z)
+{
+    switch (op) {
+    case KC_REF_EW_RELU: return x > 0 ? x : 0;
+    case KC_REF_EW_LEAKY: return x >= 0 ? x : alpha * x;
+    case KC_REF_EW_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case KC_REF_EW_TANH: return tanh(x);
+    case KC_REF_EW_SILU: return x / (1.0 + exp(-x));
+    case KC_REF_EW_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    case KC_REF_EW_GELU_TANH: return kc_ref_activate(KC_REF_ACT_GELU, 0, x);
+    case KC_REF_EW_ADD: return x + alpha * z;
+    case KC_REF_EW_MUL: return x * z;
+    case KC_REF_EW_ADD_SCALAR: return x + alpha;
+    case KC_REF_EW_MUL_SCALAR: return x * alpha;
+    default: return x;
+    }
+}
+
+void kc_ref_elementwise(int n, int op, float alpha, const float *x, const float *z, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = (float)kc_ref_elementwise_one(op, alpha, x[i], z[i]);
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

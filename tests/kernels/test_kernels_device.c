@@ -165,6 +165,7 @@ typedef struct kd_case {
     const float *want;
     const double *bound; /* per element; NaN: the result must be NaN, and not the poison */
     double l2tol;        /* relative L2 error allowed over the whole output */
+    const float *l2norm; /* relative to this vector's norm (n floats); NULL: want's */
 } kd_case;
 
 /* How close a result came to failing: the largest error / bound of an
@@ -218,9 +219,13 @@ static kd_margin kd_check(const kd_case *c, const char *variant, const float *go
                      (unsigned long long)kd_seed);
         if (c->bound[i] > 0 && d / c->bound[i] > worst_ratio)
             worst_ratio = d / c->bound[i], worst = i;
-        num += (g - w) * (g - w), den += w * w;
+        double scale = c->l2norm ? c->l2norm[i] : w;
+        num += (g - w) * (g - w), den += scale * scale;
     }
-    double l2 = den > 0 ? sqrt(num / den) : sqrt(num);
+    /* relative, but not to a norm below 1e-6 RMS: an output that small
+     * (GELU's far negative tail, where 1 + erf cancels in float) is judged
+     * by its elements' bounds alone */
+    double l2 = sqrt(num / fmax(den, (double)c->n * 1e-12));
     if (!(l2 <= c->l2tol))
         fail_msg("%s [%s] %s: relative L2 error %.3g > %.3g; worst element y[%zu] = %.9g, expected %.9g "
                  "(KC_TEST_SEED=%llu replays)",
@@ -409,6 +414,59 @@ static void test_saxpy(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         saxpy_case(&r, cases[i].n, cases[i].a, v, nv);
     kd_report("saxpy", nv, kd_info("saxpy")->tolerance);
+}
+
+/* ---- elementwise ---------------------------------------------------------------------------- */
+
+/* The arithmetic ops round two or three times: gamma(3) (|x| + |alpha z|)
+ * plus the reference's own rounding. The transcendental ones go through
+ * kc's libm (docs/math.md: expf 1.31, tanhf 0.96, erff 1.18 ulp) and a few
+ * roundings around it; where 1 + erf or 1 + tanh cancels (GELU at large
+ * negative x) the error is absolute, in units of |x|. 16 u (|x| + |want|)
+ * covers each with a margin, and a wrong formula misses by 1e-3 or more. */
+static void elementwise_case(rt_rng *r, int n, int op, float alpha, const char *const *v, int nv)
+{
+    float *x = kd_normal(r, (size_t)n, 0, 4), *z = kd_normal(r, (size_t)n, 0, 1);
+    float *want = kd_alloc((size_t)n);
+    double *bound = kd_bounds((size_t)n);
+    kc_ref_elementwise(n, op, alpha, x, z, want);
+    bool arithmetic = op == KC_REF_EW_RELU || op == KC_REF_EW_LEAKY || op >= KC_REF_EW_ADD;
+    for (int i = 0; i < n; i++) {
+        double big = fabs(x[i]) + fabs((double)alpha * z[i]) + fabs((double)alpha);
+        bound[i] = arithmetic ? gamma_n(3) * big + KD_U * fabs(want[i])
+                              : 16 * KD_U * (fabs(x[i]) + fabs(want[i])) + 0x1p-126;
+    }
+    kcrt_buffer *bx = kd_in(x, (size_t)n, false), *bz = kd_in(z, (size_t)n, false), *by = kd_out((size_t)n);
+    kd_case c = {.kernel = "elementwise",
+                 .nargs = 6,
+                 .out = by,
+                 .n = (size_t)n,
+                 .want = want,
+                 .bound = bound,
+                 .l2tol = kd_info("elementwise")->tolerance,
+                 /* GELU's 1 + erf cancels for x < -3: its error is in units of x */
+                 .l2norm = op == KC_REF_EW_GELU ? x : NULL};
+    snprintf(c.shape, sizeof c.shape, "n=%d op=%d alpha=%g", n, op, alpha);
+    kcrt_arg args[] = {KCRT_I32(n), KCRT_I32(op), KCRT_F32(alpha), KCRT_BUF(bx), KCRT_BUF(bz), KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bz), kcrt_buffer_free(by);
+    free(x), free(z), free(want), free(bound);
+}
+
+static void test_elementwise(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xe1);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("elementwise", v);
+    kd_begin();
+    /* 1; fewer than any workgroup; one past the largest (WG 512 x PT 8) */
+    static const int sizes[] = {1, 7, 1037, 4097};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int op = 0; op <= KC_REF_EW_COUNT; op++) /* KC_REF_EW_COUNT: any other op, a copy */
+            elementwise_case(&r, sizes[i], op, op == KC_REF_EW_LEAKY ? 0.01f : -0.75f, v, nv);
+    kd_report("elementwise", nv, kd_info("elementwise")->tolerance);
 }
 
 /* ---- gemm ------------------------------------------------------------------------------------ */
@@ -889,8 +947,8 @@ static void test_real_shapes(void **state)
 {
     (void)state;
     rt_rng r = kd_rng(0x7e);
-    static const char *kernels[] = {"saxpy",           "gemm", "gemv", "softmax", "layernorm", "conv1d",
-                                    "conv_transpose1d"};
+    static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -901,6 +959,8 @@ static void test_real_shapes(void **state)
 #define I(name, def) kd_shape_int(sh, name, def)
             if (!strcmp(kernels[k], "saxpy"))
                 saxpy_case(&r, I("n", 0), 1.5f, v, nv);
+            else if (!strcmp(kernels[k], "elementwise"))
+                elementwise_case(&r, I("n", 0), I("op", 0), 0.1f, v, nv);
             else if (!strcmp(kernels[k], "gemm"))
                 gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, v, nv);
             else if (!strcmp(kernels[k], "gemv"))
@@ -932,8 +992,8 @@ static void test_real_shapes(void **state)
 static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
-    static const char *tested[] = {"saxpy",           "gemm", "gemv", "softmax", "layernorm", "conv1d",
-                                   "conv_transpose1d"};
+    static const char *tested[] = {"saxpy",  "gemm",   "gemv",
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -994,6 +1054,7 @@ int main(int argc, char **argv)
     static const struct CMUnitTest all[] = {
         cmocka_unit_test_setup_teardown(test_bundle_has_every_kernel, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_saxpy, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_elementwise, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
