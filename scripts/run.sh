@@ -6,7 +6,7 @@
 # the tuned bundle. This is the README's first command.
 #
 # On a CPU device (lavapipe) the tune covers the kernels that run in
-# milliseconds there (saxpy, softmax, layernorm, gemv and gemm's first
+# milliseconds there (saxpy, softmax, layernorm, gemv, elementwise and gemm's first
 # shape) with 8 evaluations per shape, about a minute; the convolutions'
 # real shapes take seconds per launch on a CPU. On a GPU every kernel and
 # shape gets 12 evaluations. KC_TUNE_BUDGET changes the budget; the cache
@@ -32,7 +32,7 @@ tune=($kc tune out/rvc.kcb --cache out/tuning.db)
 if $kc devices --json | grep -q '"index": 0,.*"type": "cpu"'; then
   step "kc tune out/rvc.kcb (a CPU device: the quick kernels, ${KC_TUNE_BUDGET:-8} evaluations per shape)"
   "${tune[@]}" --budget "${KC_TUNE_BUDGET:-8}" --timing-cap 0.2s \
-    --kernel saxpy --kernel softmax --kernel layernorm --kernel gemv
+    --kernel saxpy --kernel softmax --kernel layernorm --kernel gemv --kernel elementwise
   "${tune[@]}" --budget "${KC_TUNE_BUDGET:-8}" --timing-cap 0.2s --kernel gemm --shape M=140,N=768,K=768,act=0
 else
   step "kc tune out/rvc.kcb (${KC_TUNE_BUDGET:-12} evaluations per kernel and shape)"
