@@ -1,5 +1,6 @@
 # What `cmake --install` puts under the prefix (DESIGN.md §10):
 #   bin/kc                                   (not in a KC_RUNTIME_ONLY build)
+#   share/kc/rvc.kcb                         kernels/, default variants (kcrt.nn's default bundle)
 #   lib/libkcrt.so.0.1.0, .so.0, .so         the runtime; only kcrt_* exported
 #   lib/libkcrt.a                            the same, static (links sqlite3, dl, m, pthread)
 #   include/kc/kcrt.h                        the one public header
@@ -28,6 +29,17 @@ install(TARGETS kcrt kcrt_archive EXPORT kcrtTargets
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kc/kcrt.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
 if(TARGET kc)
   install(TARGETS kc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # the shipped kernel package's default variants: kcrt.nn's bundle when
+  # $KCRT_BUNDLE names none (share/kc/rvc.kcb, in the build tree too)
+  file(GLOB KC_RVC_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.kc ${PROJECT_SOURCE_DIR}/kernels/kc.yaml
+       ${PROJECT_SOURCE_DIR}/kernels/include/*)
+  add_custom_command(
+    OUTPUT ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb
+    COMMAND kc build ${PROJECT_SOURCE_DIR}/kernels --quiet -o ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb
+    DEPENDS kc ${KC_RVC_SOURCES}
+    COMMENT "Building kernels/ into share/kc/rvc.kcb")
+  add_custom_target(rvc_bundle ALL DEPENDS ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb)
+  install(FILES ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb DESTINATION ${CMAKE_INSTALL_DATADIR}/kc)
 endif()
 
 # pkg-config: the shared library by default, --static adds what the archive

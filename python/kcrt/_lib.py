@@ -78,11 +78,26 @@ def _candidates():
     return out
 
 
+def _where_loaded(name):
+    """The file the dynamic linker took for a bare library name (Linux:
+    /proc/self/maps), else the name."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(None, 5)[-1].strip()
+                if os.path.basename(path).startswith("libkcrt.so"):
+                    return path
+    except OSError:
+        pass
+    return name
+
+
 def _load():
     tried = []
     for path in _candidates():
         try:
-            return ctypes.CDLL(path), path
+            lib = ctypes.CDLL(path)
+            return lib, path if os.sep in path else _where_loaded(path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
     raise ImportError("kcrt: cannot load libkcrt; tried " + "; ".join(tried) +

@@ -11,7 +11,7 @@ torch's; a wrong shape or type is a kcrt.Error with torch's words. What the
 shipped kernels do not cover yet (groups, strided conv1d, softmax over
 another dimension) is a kcrt.Error that says so, never a wrong answer.
 The module-level functions use kcrt.default_context() and the bundle at
-$KCRT_BUNDLE. docs/python.md lists each op and its kernel.
+$KCRT_BUNDLE, else the installed share/kc/rvc.kcb. docs/python.md lists each op and its kernel.
 """
 import os
 
@@ -319,15 +319,37 @@ def _padding(op, padding, dilation, ks):
 _ops = None
 
 
+def _bundle_candidates():
+    """$KCRT_BUNDLE, else the rvc bundle installed beside the libkcrt this
+    process loaded (PREFIX/share/kc/rvc.kcb), in this Python's prefix, or
+    in the build tree the package came from."""
+    import sys
+
+    from . import _lib
+    env = os.environ.get("KCRT_BUNDLE")
+    if env:
+        return [env]
+    out = [os.path.join(os.path.dirname(os.path.realpath(_lib.path)), os.pardir, "share", "kc", "rvc.kcb"),
+           os.path.join(sys.prefix, "share", "kc", "rvc.kcb")]
+    try:
+        from . import _where
+        out.append(os.path.join(_where.BUILD_TREE, "share", "kc", "rvc.kcb"))
+    except ImportError:
+        pass
+    return out
+
+
 def default_ops():
-    """Ops over kcrt.default_context() and the bundle at $KCRT_BUNDLE."""
+    """Ops over kcrt.default_context() and the default bundle ($KCRT_BUNDLE,
+    else the installed share/kc/rvc.kcb)."""
     global _ops
     ctx = default_context()
     if _ops is None or _ops.ctx is not ctx:
-        path = os.environ.get("KCRT_BUNDLE")
+        tried = _bundle_candidates()
+        path = next((p for p in tried if os.path.isfile(p)), None)
         if not path:
-            raise Error("kcrt.nn: set KCRT_BUNDLE to a bundle of kc's kernels/ (kc build kernels/ -o rvc.kcb), "
-                        "or use kcrt.nn.Ops(ctx.load(path))")
+            raise Error("kcrt.nn: no bundle: set KCRT_BUNDLE to a bundle of kc's kernels/ (kc build kernels/ -o "
+                        "rvc.kcb), or install kc (share/kc/rvc.kcb); tried " + ", ".join(tried))
         _ops = Ops(ctx.load(path))
     return _ops
 

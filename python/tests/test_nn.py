@@ -232,12 +232,15 @@ def test_torch_words_for_wrong_calls(ops, rng):
         ops.conv_transpose1d(x, rand(rng, 4, 2, 3), stride=2, output_padding=2)
 
 
-def test_module_level_functions(ops, monkeypatch, rng):
+def test_module_level_functions(ops, monkeypatch, rng, tmp_path):
     monkeypatch.setenv("KCRT_BUNDLE", BUNDLE)
+    kcrt.nn._ops = None
     x = rand(rng, 3, 9)
     np.testing.assert_allclose(kcrt.nn.softmax(x, dim=-1).numpy(), F.softmax(t(x), -1).numpy(), rtol=1e-5,
                                atol=1e-7)
-    monkeypatch.delenv("KCRT_BUNDLE")
+    np.testing.assert_allclose(kcrt.nn.relu(x).numpy(), F.relu(t(x)).numpy())
+    monkeypatch.setenv("KCRT_BUNDLE", str(tmp_path / "none.kcb"))
     kcrt.nn._ops = None
-    with pytest.raises(kcrt.Error, match="set KCRT_BUNDLE"):
+    with pytest.raises(kcrt.Error, match="no bundle: set KCRT_BUNDLE"):
         kcrt.nn.softmax(x)
+    kcrt.nn._ops = None

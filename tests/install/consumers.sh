@@ -35,6 +35,18 @@ soname=$(readelf -d "$prefix"/lib/libkcrt.so | sed -n 's/.*SONAME.*\[\(.*\)\]/\1
 leaked=$(nm -D --defined-only "$prefix/lib/libkcrt.so" | awk '$2 ~ /[TDB]/ {print $3}' | grep -v '^kcrt_' || true)
 [ -z "$leaked" ] || { say "libkcrt.so exports more than kcrt_*: $leaked"; exit 1; }
 
+# with kc: the shipped kernels' bundle, which the Python package finds beside
+# the installed libkcrt
+if [ -x "$prefix/bin/kc" ]; then
+  [ -f "$prefix/share/kc/rvc.kcb" ] || { say "the prefix has kc but no share/kc/rvc.kcb"; exit 1; }
+  found=$(LD_LIBRARY_PATH=$prefix/lib PYTHONPATH=$src/python KCRT_LIBRARY= /usr/bin/python3 -c \
+    'import kcrt, kcrt.nn; print(kcrt.library_path); print(kcrt.nn._bundle_candidates()[0])' 2>&1) ||
+    { say "the kcrt package does not load the installed libkcrt: $found"; exit 1; }
+  [ "$(sed -n 1p <<<"$found")" = "$prefix/lib/libkcrt.so.0.1.0" ] && [ -f "$(sed -n 2p <<<"$found")" ] ||
+    { say "the kcrt package found '$found', not the prefix's libkcrt and rvc.kcb"; exit 1; }
+  say "python: kcrt loads $prefix/lib/libkcrt.so.0.1.0 and finds share/kc/rvc.kcb"
+fi
+
 # 1. pkg-config, with the prefix found from the .pc file's own place
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 [ "$(pkg-config --modversion kcrt)" = "$(sed -n 's/^project(kc VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ]
