@@ -19,7 +19,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_WERROR=ON >/
 ninja -C build -j "$jobs"
 step "tests (the default suite)"
 (cd build && ctest --output-on-failure -j "$jobs" -LE exhaustive)
-step "libkcrt alone (-DKC_RUNTIME_ONLY=ON, LLVM, SPIRV-Tools, libyaml and jansson out of reach) and its tests"
+step "libkcrt alone (-DKC_RUNTIME_ONLY=ON, LLVM, SPIRV-Tools, libyaml and jansson out of reach), its tests, installed at its configured prefix, consumers"
 bash tests/install/runtime_only.sh build/tools/kc build-runtime-only
 step "tests (the exhaustive tier: every target, every wave size)"
 (cd build && ctest --output-on-failure -j "$jobs" -L exhaustive)

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# consumers.sh BUILD_DIR BUNDLE — installs a built kc tree under a fresh
-# prefix, then builds examples/saxpy_host.c as an application outside the
-# tree would, three ways, and runs each on the bundle:
+# consumers.sh BUILD_DIR BUNDLE [PREFIX] — installs a built kc tree under a
+# fresh prefix (or, given PREFIX, takes the tree `cmake --install BUILD_DIR`
+# already put there, at the prefix it was configured with), then builds
+# examples/saxpy_host.c as an application outside the tree would, three
+# ways, and runs each on the bundle:
 #   1. cc with `pkg-config --cflags --libs kcrt`      (libkcrt.so)
 #   2. a CMake project with find_package(kcrt)        (kcrt::kcrt)
 #   3. the same with -DKCRT_STATIC=ON                 (kcrt::kcrt_static, libkcrt.a)
 # and checks what the prefix holds. Exit 0 when all of it works, 77 when
 # the machine has no device for the kernels to run on.
 set -euo pipefail
-build=$1 bundle=$2
+build=$1 bundle=$2 installed=${3:-}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/kc-consumers.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-prefix=$work/prefix
+prefix=${installed:-$work/prefix}
 
 say() { printf 'consumers: %s\n' "$*"; }
 run() { # run NAME PROGRAM: the program on the bundle, "correct" expected
@@ -23,7 +25,7 @@ run() { # run NAME PROGRAM: the program on the bundle, "correct" expected
   say "$1: ${out##*$'\n'}"
 }
 
-cmake --install "$build" --prefix "$prefix" >/dev/null
+[ -n "$installed" ] || cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in include/kc/kcrt.h lib/libkcrt.a lib/pkgconfig/kcrt.pc lib/cmake/kcrt/kcrtConfig.cmake \
          lib/cmake/kcrt/kcrtConfigVersion.cmake; do
   [ -f "$prefix/$f" ] || { say "the prefix has no $f"; exit 1; }
