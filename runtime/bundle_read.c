@@ -144,6 +144,48 @@ static int step(rd *r, sqlite3_stmt *st)
     return -1;
 }
 
+/* Reads row i (from 0) of a counted query into the array `items`. */
+typedef bool (*row_reader)(rd *r, sqlite3_stmt *st, void *items, int i, void *user);
+
+/* Runs a query over `table` whose column count_col counts its rows (a
+ * subquery: the array is allocated once, at the first row, with that
+ * many items of `size` bytes), binding ?1 to id when id >= 0, and reads
+ * each row with `row`. A count outside 1..max, or more rows than it said,
+ * is a damaged table. *items is the array (NULL without rows), *n the
+ * rows read, as far as they go on failure. */
+static bool read_counted(rd *r, const char *table, const char *sql, int64_t id, int count_col, int64_t max,
+                         size_t size, void **items, int *n, row_reader row, void *user)
+{
+    r->table = table;
+    r->row = 0;
+    *items = NULL;
+    *n = 0;
+    sqlite3_stmt *st = prepare(r, sql);
+    if (!st)
+        return false;
+    if (id >= 0)
+        sqlite3_bind_int64(st, 1, id);
+    int rc;
+    while ((rc = step(r, st)) == 1) {
+        int64_t count;
+        if (!col_int(r, st, count_col, 1, max, &count))
+            break;
+        if (!*items && !(*items = rt_alloc(r->a, size * (size_t)count))) {
+            bad(r, "out of memory");
+            break;
+        }
+        if (*n >= count) {
+            bad(r, "more rows than counted");
+            break;
+        }
+        if (!row(r, st, *items, *n, user))
+            break;
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    return rc == 0;
+}
+
 /* ---- names and expressions ---------------------------------------------------------------- */
 
 static bool is_ident(const char *s)
@@ -456,36 +498,26 @@ static bool check_param_exprs(rd *r, rt_kernel *k)
     return true;
 }
 
+static bool param_row(rd *r, sqlite3_stmt *st, void *items, int i, void *user)
+{
+    rt_kernel *k = user;
+    k->params = items; /* read_param checks the names before it */
+    return read_param(r, st, k, i);
+}
+
 static bool read_params(rd *r, rt_kernel *k, int64_t id)
 {
-    r->table = "params";
-    r->row = 0;
-    sqlite3_stmt *st = prepare(r, "SELECT idx, name, kind, type, readonly, extent, dims, "
-                                  "(SELECT count(*) FROM params WHERE kernel_id = ?1) FROM params "
-                                  "WHERE kernel_id = ?1 ORDER BY idx");
-    if (!st)
-        return false;
-    sqlite3_bind_int64(st, 1, id);
-    int n = 0, rc;
-    while ((rc = step(r, st)) == 1) {
-        int64_t count;
-        if (!col_int(r, st, 7, 1, 256, &count))
-            break;
-        if (!k->params && !(k->params = rt_alloc(r->a, sizeof(kcrt_param_info) * (size_t)count))) {
-            bad(r, "out of memory");
-            break;
-        }
-        if (n >= count) {
-            bad(r, "more rows than counted");
-            break;
-        }
-        if (!read_param(r, st, k, n++))
-            break;
-    }
-    sqlite3_finalize(st);
+    void *items;
+    int n;
+    bool ok = read_counted(r, "params",
+                           "SELECT idx, name, kind, type, readonly, extent, dims, "
+                           "(SELECT count(*) FROM params WHERE kernel_id = ?1) FROM params "
+                           "WHERE kernel_id = ?1 ORDER BY idx",
+                           id, 7, 256, sizeof(kcrt_param_info), &items, &n, param_row, k);
+    k->params = items;
     k->info.nparams = n;
     k->info.params = k->params;
-    return rc == 0;
+    return ok;
 }
 
 /* ---- tunables, constraints, shapes -------------------------------------------------------------- */
@@ -517,45 +549,32 @@ static bool parse_values(rd *r, kcrt_tunable_info *t, const char *vals)
     return true;
 }
 
+static bool tunable_row(rd *r, sqlite3_stmt *st, void *items, int i, void *user)
+{
+    (void)user;
+    kcrt_tunable_info *t = (kcrt_tunable_info *)items + i;
+    int64_t idx;
+    const char *vals;
+    if (!col_int(r, st, 0, i, i, &idx) || !col_text(r, st, 1, &t->name, false) ||
+        !col_int(r, st, 2, INT64_MIN, INT64_MAX, &t->def) || !col_text(r, st, 3, &vals, false))
+        return false;
+    if (!is_ident(t->name))
+        return bad(r, "tunable name '%s' is not a name", t->name);
+    return parse_values(r, t, vals);
+}
+
 static bool read_tunables(rd *r, rt_kernel *k, int64_t id)
 {
-    r->table = "tunables";
-    r->row = 0;
-    sqlite3_stmt *st =
-        prepare(r, "SELECT idx, name, def, vals, (SELECT count(*) FROM tunables WHERE kernel_id = ?1) "
-                   "FROM tunables WHERE kernel_id = ?1 ORDER BY idx");
-    if (!st)
-        return false;
-    sqlite3_bind_int64(st, 1, id);
-    int rc, n = 0;
-    while ((rc = step(r, st)) == 1) {
-        int64_t idx, count;
-        const char *vals;
-        if (!col_int(r, st, 4, 0, 256, &count))
-            break;
-        if (!k->tunables && !(k->tunables = rt_alloc(r->a, sizeof(kcrt_tunable_info) * (size_t)count))) {
-            bad(r, "out of memory");
-            break;
-        }
-        if (n >= count) {
-            bad(r, "more rows than counted");
-            break;
-        }
-        kcrt_tunable_info *t = &k->tunables[n];
-        if (!col_int(r, st, 0, n, n, &idx) || !col_text(r, st, 1, &t->name, false) ||
-            !col_int(r, st, 2, INT64_MIN, INT64_MAX, &t->def) || !col_text(r, st, 3, &vals, false))
-            break;
-        if (!is_ident(t->name) || !parse_values(r, t, vals)) {
-            if (!is_ident(t->name))
-                bad(r, "tunable name '%s' is not a name", t->name);
-            break;
-        }
-        n++;
-    }
-    sqlite3_finalize(st);
+    void *items;
+    int n;
+    bool ok = read_counted(r, "tunables",
+                           "SELECT idx, name, def, vals, (SELECT count(*) FROM tunables WHERE kernel_id = ?1) "
+                           "FROM tunables WHERE kernel_id = ?1 ORDER BY idx",
+                           id, 4, 256, sizeof(kcrt_tunable_info), &items, &n, tunable_row, NULL);
+    k->tunables = items;
     k->info.ntunables = n;
     k->info.tunables = k->tunables;
-    return rc == 0;
+    return ok;
 }
 
 /* Reads a list of text rows (constraints, shapes) into a NULL-free array. */
@@ -614,42 +633,33 @@ static bool read_constraints(rd *r, rt_kernel *k, int64_t id)
     return true;
 }
 
+/* A shape is "n=48000,m=3": assignments of the kernel's integer scalars. */
+static bool shape_row(rd *r, sqlite3_stmt *st, void *items, int i, void *user)
+{
+    (void)user;
+    const char **v = items;
+    const char **names;
+    int64_t *vals;
+    char err[256];
+    if (!col_text(r, st, 0, &v[i], false))
+        return false;
+    if (rt_parse_assignments(r->a, v[i], &names, &vals, err, sizeof(err)) < 0)
+        return bad(r, "shape '%s': %s", v[i], err);
+    return true;
+}
+
 /* Shapes are read apart because their idx is an integer. */
 static bool read_shapes(rd *r, rt_kernel *k, int64_t id)
 {
-    r->table = "shapes";
-    r->row = 0;
-    sqlite3_stmt *st =
-        prepare(r, "SELECT shape, (SELECT count(*) FROM shapes WHERE kernel_id = ?1) FROM shapes "
-                   "WHERE kernel_id = ?1 ORDER BY idx");
-    if (!st)
-        return false;
-    sqlite3_bind_int64(st, 1, id);
-    int rc, n = 0;
-    const char **v = NULL;
-    while ((rc = step(r, st)) == 1) {
-        int64_t count;
-        if (!col_int(r, st, 1, 1, 100000, &count))
-            break;
-        if (!v && !(v = rt_alloc(r->a, sizeof(char *) * (size_t)count))) {
-            bad(r, "out of memory");
-            break;
-        }
-        const char **names;
-        int64_t *vals;
-        char err[256];
-        if (n >= count || !col_text(r, st, 0, &v[n], false))
-            break;
-        if (rt_parse_assignments(r->a, v[n], &names, &vals, err, sizeof(err)) < 0) {
-            bad(r, "shape '%s': %s", v[n], err);
-            break;
-        }
-        n++;
-    }
-    sqlite3_finalize(st);
-    k->info.shapes = v;
+    void *items;
+    int n;
+    bool ok = read_counted(r, "shapes",
+                           "SELECT shape, (SELECT count(*) FROM shapes WHERE kernel_id = ?1) FROM shapes "
+                           "WHERE kernel_id = ?1 ORDER BY idx",
+                           id, 1, 100000, sizeof(char *), &items, &n, shape_row, NULL);
+    k->info.shapes = items;
     k->info.nshapes = n;
-    return rc == 0;
+    return ok;
 }
 
 /* "x=normal,y=uniform": each name a buffer parameter, each word known. */
@@ -834,42 +844,31 @@ static bool read_variant_row(rd *r, sqlite3_stmt *st, rt_kernel *k, rt_variant *
     return true;
 }
 
+/* Variant i and its public info, the array kcrt_kernel_info.variants
+ * points to (allocated with the first row, as many as the count says). */
+static bool variant_row(rd *r, sqlite3_stmt *st, void *items, int i, void *user)
+{
+    rt_kernel *k = user;
+    k->variants = items;
+    if (i == 0 && !(k->info.variants = rt_alloc(r->a, sizeof(kcrt_variant_info) *
+                                                          (size_t)sqlite3_column_int64(st, 11))))
+        return bad(r, "out of memory");
+    k->variants[i].info = (kcrt_variant_info *)&k->info.variants[i];
+    return read_variant_row(r, st, k, &k->variants[i]);
+}
+
 static bool read_variants(rd *r, rt_kernel *k, int64_t id)
 {
-    r->table = "variants";
-    r->row = 0;
-    sqlite3_stmt *st =
-        prepare(r, "SELECT tunables, target, binary, wg_x, wg_y, wg_z, args, args_size, spilled, "
-                   "shared_bytes, features, (SELECT count(*) FROM variants WHERE kernel_id = ?1), checksum "
-                   "FROM variants WHERE kernel_id = ?1 ORDER BY id");
-    if (!st)
-        return false;
-    sqlite3_bind_int64(st, 1, id);
-    int rc, n = 0;
-    kcrt_variant_info *infos = NULL;
-    while ((rc = step(r, st)) == 1) {
-        int64_t count;
-        if (!col_int(r, st, 11, 1, 1 << 20, &count))
-            break;
-        if (!infos) {
-            infos = rt_alloc(r->a, sizeof(kcrt_variant_info) * (size_t)count);
-            k->variants = rt_alloc(r->a, sizeof(rt_variant) * (size_t)count);
-            if (!infos || !k->variants) {
-                bad(r, "out of memory");
-                break;
-            }
-        }
-        if (n >= count)
-            break;
-        k->variants[n].info = &infos[n];
-        if (!read_variant_row(r, st, k, &k->variants[n]))
-            break;
-        n++;
-    }
-    sqlite3_finalize(st);
-    k->info.variants = infos;
+    void *items;
+    int n;
+    bool ok = read_counted(r, "variants",
+                           "SELECT tunables, target, binary, wg_x, wg_y, wg_z, args, args_size, spilled, "
+                           "shared_bytes, features, (SELECT count(*) FROM variants WHERE kernel_id = ?1), "
+                           "checksum FROM variants WHERE kernel_id = ?1 ORDER BY id",
+                           id, 11, 1 << 20, sizeof(rt_variant), &items, &n, variant_row, k);
+    k->variants = items;
     k->info.nvariants = n;
-    return rc == 0;
+    return ok;
 }
 
 bool rt_variant_from_desc(const rt_kernel *k, rt_variant *v, const kcrt_binary_desc *d,
@@ -1066,37 +1065,30 @@ static bool check_digest(rd *r, const rt_kernel *k, int64_t id)
     return true;
 }
 
+/* Kernel i, and its id in the other tables (an array allocated with the
+ * first row). */
+static bool kernel_row(rd *r, sqlite3_stmt *st, void *items, int i, void *user)
+{
+    int64_t **ids = user;
+    if (i == 0 && !(*ids = rt_alloc(r->a, sizeof(int64_t) * (size_t)sqlite3_column_int64(st, 11))))
+        return bad(r, "out of memory");
+    return read_kernel_row(r, st, (rt_kernel *)items + i, &(*ids)[i]);
+}
+
 static bool read_kernels(rd *r, int64_t **ids_out)
 {
-    r->table = "kernels";
-    r->row = 0;
-    sqlite3_stmt *st =
-        prepare(r, "SELECT id, name, source_hash, wg, grid, may_alias, default_variant, tolerance, "
-                   "init, bytes, flops, (SELECT count(*) FROM kernels), source_path FROM kernels ORDER BY id");
-    if (!st)
-        return false;
-    int rc, n = 0;
+    void *items;
+    int n;
     int64_t *ids = NULL;
-    while ((rc = step(r, st)) == 1) {
-        int64_t count;
-        if (!col_int(r, st, 11, 1, 100000, &count))
-            break;
-        if (!ids) {
-            ids = rt_alloc(r->a, sizeof(int64_t) * (size_t)count);
-            r->b->kernels = rt_alloc(r->a, sizeof(rt_kernel) * (size_t)count);
-            if (!ids || !r->b->kernels) {
-                bad(r, "out of memory");
-                break;
-            }
-        }
-        if (n >= count || !read_kernel_row(r, st, &r->b->kernels[n], &ids[n]))
-            break;
-        n++;
-    }
-    sqlite3_finalize(st);
+    bool ok = read_counted(r, "kernels",
+                           "SELECT id, name, source_hash, wg, grid, may_alias, default_variant, tolerance, "
+                           "init, bytes, flops, (SELECT count(*) FROM kernels), source_path FROM kernels "
+                           "ORDER BY id",
+                           -1, 11, 100000, sizeof(rt_kernel), &items, &n, kernel_row, &ids);
+    r->b->kernels = items;
     r->b->nkernels = n;
     *ids_out = ids;
-    if (rc != 0)
+    if (!ok)
         return false;
     for (int i = 0; i < n; i++) {
         rt_kernel *k = &r->b->kernels[i];
