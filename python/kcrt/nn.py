@@ -20,7 +20,10 @@ import numpy as np
 from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
-           "sigmoid", "tanh", "silu", "gelu", "add", "mul"]
+           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad"]
+
+# kernels/pad1d.kc's modes
+_PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
 
 # kernels/elementwise.kc's ops
 _EW = {"relu": 0, "leaky_relu": 1, "sigmoid": 2, "tanh": 3, "silu": 4, "gelu": 5, "gelu_tanh": 6, "add": 7,
@@ -256,6 +259,50 @@ class Ops:
                   "tensor is not done yet (pass a numpy array)" % (list(x.shape), list(z.shape)))
         return self._ew(op, op, x, float(alpha), z)
 
+    # ---- padding (kernels/pad1d.kc) ------------------------------------------------------------------------
+
+    def pad(self, input, pad, mode="constant", value=None):
+        """torch.nn.functional.pad of the last dimension: pad = (left, right)."""
+        op = "pad"
+        x = self._tensor(op, "input", input)
+        pad = tuple(pad)
+        if len(pad) % 2:
+            _fail(op, "Padding length must be divisible by 2")
+        if len(pad) != 2:
+            _fail(op, "pad=%s: the shipped pad1d kernel pads the last dimension only (issue 12)" % (list(pad),))
+        if mode not in _PAD:
+            _fail(op, "mode must be one of constant, reflect, replicate, circular, not %r" % (mode,))
+        left, right = (int(p) for p in pad)
+        if left < 0 or right < 0:
+            _fail(op, "negative padding (cropping) is not done yet: %s" % (list(pad),))
+        if not x.shape:
+            _fail(op, "cannot pad a 0-D tensor")
+        t_in = x.shape[-1]
+        if mode != "constant":
+            if value not in (None, 0):
+                _fail(op, "Padding mode \"%s\" doesn't take in value argument." % mode)
+            if len(x.shape) not in (2, 3):
+                _fail(op, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+            if mode == "reflect" and (left >= t_in or right >= t_in):
+                _fail(op, "Argument #4: Padding size should be less than the corresponding input dimension, but "
+                      "got: padding (%d, %d) at dimension %d of input %s" % (left, right, len(x.shape) - 1,
+                                                                             list(x.shape)))
+            if mode == "circular" and (left > t_in or right > t_in):
+                _fail(op, "Padding value causes wrapping around more than once.")
+            if t_in == 0:
+                _fail(op, "cannot pad an empty dimension by %s" % mode)
+        rows = x.size // t_in if t_in else 0
+        t_out = t_in + left + right
+        y = Tensor(self.ctx.buffer(_bytes(rows * t_out)), x.shape[:-1] + (t_out,), np.float32)
+        for r0 in range(0, rows, 65535):  # the grid's y holds the rows
+            n = min(65535, rows - r0)
+            xs = x if n == rows else self.ctx.tensor(x.numpy().reshape(rows, t_in)[r0:r0 + n])
+            ys = y if n == rows else Tensor(self.ctx.buffer(_bytes(n * t_out)), (n, t_out), np.float32)
+            self._kernel(op, "pad1d").launch(n, t_in, left, right, _PAD[mode], float(value or 0), xs, ys)
+            if ys is not y:
+                y.buffer.write(ys.numpy(), offset=4 * r0 * t_out)
+        return y
+
     # ---- helpers ----------------------------------------------------------------------------------------
 
     def _bias(self, op, bias, n):
@@ -404,3 +451,7 @@ def add(*args, **kwargs):
 
 def mul(*args, **kwargs):
     return default_ops().mul(*args, **kwargs)
+
+
+def pad(*args, **kwargs):
+    return default_ops().pad(*args, **kwargs)

@@ -192,6 +192,43 @@ def test_elementwise_errors(ops, rng):
     assert ops.relu(np.zeros((0, 3), np.float32)).shape == (0, 3)
 
 
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape,left,right", [((1, 1), 0, 0), ((2, 5), 4, 4), ((3, 2, 17), 16, 1), ((1, 1030), 512, 3),
+                                              ((2, 3, 7), 0, 6)])
+def test_pad(ops, rng, mode, shape, left, right):
+    x = rand(rng, *shape)
+    if mode == "reflect" and max(left, right) >= shape[-1]:
+        with pytest.raises(kcrt.Error, match="Padding size should be less than the corresponding input dimension"):
+            ops.pad(x, (left, right), mode)
+        return
+    kw = {"value": -1.5} if mode == "constant" else {}
+    got = ops.pad(x, (left, right), mode, **kw).numpy()
+    tx = t(x)[None] if mode == "circular" and len(shape) == 2 else t(x)  # torch 1.13: circular wants 3-D
+    want = F.pad(tx, (left, right), mode, **kw).numpy().reshape(got.shape)
+    np.testing.assert_array_equal(got, want)  # a copy: exact
+
+
+def test_pad_more_rows_than_a_grid_holds(ops, rng):
+    x = rand(rng, 70001, 3)  # the grid's y takes 65,535 rows: two launches
+    got = ops.pad(x, (2, 1), "replicate").numpy()
+    np.testing.assert_array_equal(got, F.pad(t(x)[None], (2, 1), "replicate")[0].numpy())
+
+
+def test_pad_errors(ops, rng):
+    x = rand(rng, 2, 5)
+    with pytest.raises(kcrt.Error, match="Padding length must be divisible by 2"):
+        ops.pad(x, (1,))
+    with pytest.raises(kcrt.Error, match="last dimension only"):
+        ops.pad(x, (1, 1, 1, 1))
+    with pytest.raises(kcrt.Error, match="Only 2D, 3D, 4D, 5D padding with non-constant padding"):
+        ops.pad(rand(rng, 5), (1, 1), "reflect")
+    with pytest.raises(kcrt.Error, match="doesn't take in value argument"):
+        ops.pad(x, (1, 1), "replicate", value=2.0)
+    with pytest.raises(kcrt.Error, match="wrapping around more than once"):
+        ops.pad(x, (6, 0), "circular")
+    assert ops.pad(rand(rng, 4), (2, 3), value=7.0).numpy().tolist()[:2] == [7.0, 7.0]
+
+
 def test_results_stay_on_the_device(ops, rng):
     x, w = rand(rng, 8, 64), rand(rng, 8, 8, 3)
     h = ops.conv1d(x, w, padding=1)

@@ -122,6 +122,18 @@ static int elementwise(run *r)
     return 0;
 }
 
+static int pad1d(run *r)
+{
+    int rows = iparam(r, "rows"), t_in = iparam(r, "t_in"), left = iparam(r, "left"), right = iparam(r, "right");
+    long t_out = t_in + left + right;
+    const float *x = input(r, "x", (long)rows * t_in);
+    float *y = zeros(rows * t_out);
+    kc_ref_pad1d(rows, t_in, left, right, iparam(r, "mode"), (float)param(r, "value"), x, y);
+    output(r, y, rows * t_out);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -201,6 +213,7 @@ static const struct {
 } kernels[] = {
     {"saxpy", saxpy},
     {"elementwise", elementwise},
+    {"pad1d", pad1d},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -160,6 +160,16 @@ def cases(rng):
         x, y = f32(rng, n), f32(rng, n)
         yield "saxpy", dict(n=n, a=-1.75), dict(x=x, y=y), -1.75 * x.astype(np.float64) + y
 
+    for rows, t_in, left, right in ((1, 1, 0, 0), (1, 5, 4, 4), (3, 17, 1, 16), (2, 1024, 512, 511)):
+        for mode, np_mode in enumerate(("constant", "reflect", "edge", "wrap")):
+            if np_mode == "reflect" and max(left, right) >= t_in:
+                continue  # PyTorch refuses it
+            x = f32(rng, rows, t_in)
+            kw = dict(constant_values=-2.5) if mode == 0 else {}
+            want = np.pad(x.astype(np.float64), ((0, 0), (left, right)), mode=np_mode, **kw)
+            params = dict(rows=rows, t_in=t_in, left=left, right=right, mode=mode, value=-2.5)
+            yield "pad1d", params, dict(x=x), want
+
     for n in (1, 13, 1029):
         for op in range(12):  # 11: any other op, a copy
             x, z = f32(rng, n, scale=4.0), f32(rng, n)

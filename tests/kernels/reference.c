@@ -46,6 +46,33 @@ void kc_ref_elementwise(int n, int op, float alpha, const float *x, const float 
         y[i] = (float)kc_ref_elementwise_one(op, alpha, x[i], z[i]);
 }
 
+/* An outside position s folded back into 0..t_in-1: reflect bounces off
+ * the end samples (without repeating them) as often as it takes. */
+static int ref_pad_source(int mode, long s, int t_in)
+{
+    if (mode == 2)
+        return s < 0 ? 0 : t_in - 1;
+    if (mode == 3)
+        return (int)(((s % t_in) + t_in) % t_in);
+    if (t_in == 1)
+        return 0;
+    long period = 2L * (t_in - 1), m = ((s % period) + period) % period;
+    return (int)(m < t_in ? m : period - m);
+}
+
+void kc_ref_pad1d(int rows, int t_in, int left, int right, int mode, float value, const float *x, float *y)
+{
+    int t_out = t_in + left + right;
+    for (int r = 0; r < rows; r++)
+        for (int t = 0; t < t_out; t++) {
+            long s = (long)t - left;
+            bool inside = s >= 0 && s < t_in;
+            y[(long)r * t_out + t] = inside        ? x[(long)r * t_in + s]
+                                     : mode == 0 ? value
+                                                 : x[(long)r * t_in + ref_pad_source(mode, s, t_in)];
+        }
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

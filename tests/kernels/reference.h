@@ -28,6 +28,10 @@ enum {
 double kc_ref_elementwise_one(int op, double alpha, double x, double z);
 void kc_ref_elementwise(int n, int op, float alpha, const float *x, const float *z, float *y);
 
+/* pad1d.kc: rows x t_in padded to rows x (t_in + left + right); mode 0
+ * constant (value), 1 reflect, 2 replicate, 3 circular */
+void kc_ref_pad1d(int rows, int t_in, int left, int right, int mode, float value, const float *x, float *y);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

@@ -469,6 +469,45 @@ static void test_elementwise(void **state)
     kd_report("elementwise", nv, kd_info("elementwise")->tolerance);
 }
 
+/* ---- pad1d ------------------------------------------------------------------------------------ */
+
+/* A copy: every element exact (bound 0). */
+static void pad1d_case(rt_rng *r, int rows, int t_in, int left, int right, int mode, const char *const *v, int nv)
+{
+    int t_out = t_in + left + right;
+    size_t n = (size_t)rows * (size_t)t_out;
+    float *x = kd_normal(r, (size_t)rows * (size_t)t_in, 0, 1), *want = kd_alloc(n);
+    double *bound = kd_bounds(n);
+    kc_ref_pad1d(rows, t_in, left, right, mode, -2.5f, x, want);
+    kcrt_buffer *bx = kd_in(x, (size_t)rows * (size_t)t_in, false), *by = kd_out(n);
+    kd_case c = {.kernel = "pad1d", .nargs = 8, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("pad1d")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "rows=%d t_in=%d left=%d right=%d mode=%d", rows, t_in, left, right, mode);
+    kcrt_arg args[] = {KCRT_I32(rows), KCRT_I32(t_in),  KCRT_I32(left), KCRT_I32(right),
+                       KCRT_I32(mode), KCRT_F32(-2.5f), KCRT_BUF(bx),   KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+    free(x), free(want), free(bound);
+}
+
+static void test_pad1d(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xad);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("pad1d", v);
+    kd_begin();
+    /* one sample; pads as long as the row allows (reflect: < t_in); one past
+     * the largest workgroup; several rows */
+    static const int shapes[][4] = {{1, 1, 0, 0}, {1, 7, 6, 6}, {3, 17, 16, 1}, {2, 513, 0, 1}, {5, 100, 99, 7}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int mode = 0; mode < 4; mode++)
+            if (mode != 1 || (shapes[i][2] < shapes[i][1] && shapes[i][3] < shapes[i][1]))
+                pad1d_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], mode, v, nv);
+    kd_report("pad1d", nv, kd_info("pad1d")->tolerance);
+}
+
 /* ---- gemm ------------------------------------------------------------------------------------ */
 
 /* C = act(A B + bias). The pre-activation sum of K products and a bias is
@@ -948,7 +987,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -961,6 +1000,8 @@ static void test_real_shapes(void **state)
                 saxpy_case(&r, I("n", 0), 1.5f, v, nv);
             else if (!strcmp(kernels[k], "elementwise"))
                 elementwise_case(&r, I("n", 0), I("op", 0), 0.1f, v, nv);
+            else if (!strcmp(kernels[k], "pad1d"))
+                pad1d_case(&r, I("rows", 1), I("t_in", 0), I("left", 0), I("right", 0), I("mode", 0), v, nv);
             else if (!strcmp(kernels[k], "gemm"))
                 gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, v, nv);
             else if (!strcmp(kernels[k], "gemv"))
@@ -993,7 +1034,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1055,6 +1096,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_bundle_has_every_kernel, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_saxpy, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_elementwise, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_pad1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
