@@ -20,7 +20,7 @@ import numpy as np
 from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
-           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad"]
+           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -303,6 +303,63 @@ class Ops:
                 y.buffer.write(ys.numpy(), offset=4 * r0 * t_out)
         return y
 
+    # ---- resampling (kernels/interp1d.kc) -------------------------------------------------------------------
+
+    def interpolate(self, input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                    recompute_scale_factor=None, antialias=False):
+        """torch.nn.functional.interpolate of (N, C, L) input: nearest or linear."""
+        op = "interpolate"
+        x = self._tensor(op, "input", input)
+        if len(x.shape) != 3:
+            _fail(op, "Input Error: Only 3D input Tensors are supported here (got %dD) for the modes: nearest | "
+                  "linear (2-D and 3-D resampling: issue 12)" % len(x.shape))
+        if mode not in ("nearest", "linear"):
+            _fail(op, "mode=%r: the shipped interp1d kernel does nearest and linear (got 3D input)" % (mode,))
+        if antialias:
+            _fail(op, "Anti-alias option is only supported for bilinear and bicubic modes")
+        if mode == "nearest" and align_corners is not None:
+            _fail(op, "align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                  "bicubic | trilinear")
+        if (size is None) == (scale_factor is None):
+            _fail(op, "either size or scale_factor should be defined" if size is None else
+                  "only one of size or scale_factor should be defined")
+        t_in = x.shape[2]
+        factor = None
+        if size is not None:
+            size = size[0] if isinstance(size, (tuple, list)) and len(size) == 1 else size
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+                _fail(op, "size must be a positive integer or a 1-tuple of one, not %r" % (size,))
+            t_out = int(size)
+        else:
+            factor = scale_factor[0] if isinstance(scale_factor, (tuple, list)) and len(scale_factor) == 1 \
+                else scale_factor
+            if not isinstance(factor, (int, float, np.number)) or isinstance(factor, bool) or factor <= 0:
+                _fail(op, "scale_factor must be a positive number or a 1-tuple of one, not %r" % (scale_factor,))
+            t_out = int(np.floor(float(t_in) * float(factor)))
+            if recompute_scale_factor:
+                factor = None
+        if t_out <= 0 or t_in <= 0:
+            _fail(op, "Input and output sizes should be greater than 0, but got input (L: %d) output (L: %d)" % (
+                t_in, t_out))
+        align = bool(align_corners) and mode == "linear"
+        if align:  # PyTorch's area_pixel_compute_scale, in float
+            scale = np.float32(t_in - 1) / np.float32(t_out - 1) if t_out > 1 else np.float32(0)
+        elif factor is not None:  # compute_scales_value: 1 / scale_factor, rounded to float
+            scale = np.float32(1.0 / float(factor))
+        else:
+            scale = np.float32(t_in) / np.float32(t_out)
+        rows = x.shape[0] * x.shape[1]
+        y = Tensor(self.ctx.buffer(_bytes(rows * t_out)), x.shape[:2] + (t_out,), np.float32)
+        k = self._kernel(op, "interp1d")
+        for r0 in range(0, rows, 65535):  # the grid's y holds the rows
+            n = min(65535, rows - r0)
+            xs = x if n == rows else self.ctx.tensor(x.numpy().reshape(rows, t_in)[r0:r0 + n])
+            ys = y if n == rows else Tensor(self.ctx.buffer(_bytes(n * t_out)), (n, t_out), np.float32)
+            k.launch(n, t_in, t_out, 0 if mode == "nearest" else 1, int(align), float(scale), xs, ys)
+            if ys is not y:
+                y.buffer.write(ys.numpy(), offset=4 * r0 * t_out)
+        return y
+
     # ---- helpers ----------------------------------------------------------------------------------------
 
     def _bias(self, op, bias, n):
@@ -455,3 +512,7 @@ def mul(*args, **kwargs):
 
 def pad(*args, **kwargs):
     return default_ops().pad(*args, **kwargs)
+
+
+def interpolate(*args, **kwargs):
+    return default_ops().interpolate(*args, **kwargs)

@@ -229,6 +229,46 @@ def test_pad_errors(ops, rng):
     assert ops.pad(rand(rng, 4), (2, 3), value=7.0).numpy().tolist()[:2] == [7.0, 7.0]
 
 
+INTERP = [dict(size=1), dict(size=9), dict(size=3), dict(size=37), dict(scale_factor=480), dict(scale_factor=2.0),
+          dict(scale_factor=0.5), dict(scale_factor=1.7), dict(scale_factor=1.7, recompute_scale_factor=True),
+          dict(size=(33,))]
+
+
+@pytest.mark.parametrize("mode,align", [("nearest", None), ("linear", False), ("linear", True)])
+@pytest.mark.parametrize("kw", INTERP, ids=[str(k) for k in INTERP])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 11), (1, 2, 100)])
+def test_interpolate(ops, rng, mode, align, kw, shape):
+    x = rand(rng, *shape)
+    if "scale_factor" in kw and int(np.floor(shape[2] * kw["scale_factor"])) <= 0:
+        with pytest.raises(kcrt.Error, match="sizes should be greater than 0"):
+            ops.interpolate(x, mode=mode, align_corners=align, **kw)
+        return
+    got = ops.interpolate(x, mode=mode, align_corners=align, **kw).numpy()
+    want = F.interpolate(t(x), mode=mode, align_corners=align, **kw).numpy()
+    assert got.shape == want.shape
+    if mode == "nearest":
+        np.testing.assert_array_equal(got, want)  # the same sample, picked in float as torch does
+    else:  # a blend of two samples: a few roundings of their size, and the position's
+        # rounding (a float below t_in, which torch may compute with an FMA where kc does
+        # not: one ulp of it, <= t_in eps, moves the blend by |x_j - x_i| <= 2 max|x| times that)
+        big = np.broadcast_to(np.abs(x).max(axis=2, keepdims=True), want.shape)
+        check(got, want, 8 * EPS * 2 * big + 2 * big * 2 * shape[2] * EPS + 1e-37)
+
+
+def test_interpolate_errors(ops, rng):
+    x = rand(rng, 1, 2, 5)
+    with pytest.raises(kcrt.Error, match="either size or scale_factor should be defined"):
+        ops.interpolate(x)
+    with pytest.raises(kcrt.Error, match="only one of size or scale_factor should be defined"):
+        ops.interpolate(x, size=3, scale_factor=2)
+    with pytest.raises(kcrt.Error, match="align_corners option can only be set with the interpolating modes"):
+        ops.interpolate(x, size=3, align_corners=True)
+    with pytest.raises(kcrt.Error, match="Only 3D input"):
+        ops.interpolate(rand(rng, 2, 5), size=3)
+    with pytest.raises(kcrt.Error, match="does nearest and linear"):
+        ops.interpolate(x, size=3, mode="bicubic")
+
+
 def test_results_stay_on_the_device(ops, rng):
     x, w = rand(rng, 8, 64), rand(rng, 8, 8, 3)
     h = ops.conv1d(x, w, padding=1)

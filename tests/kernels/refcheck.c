@@ -134,6 +134,18 @@ static int pad1d(run *r)
     return 0;
 }
 
+static int interp1d(run *r)
+{
+    int rows = iparam(r, "rows"), t_in = iparam(r, "t_in"), t_out = iparam(r, "t_out");
+    const float *x = input(r, "x", (long)rows * t_in);
+    float *y = zeros((long)rows * t_out);
+    kc_ref_interp1d(rows, t_in, t_out, iparam(r, "mode"), iparam(r, "align_corners"), (float)param(r, "scale"), x,
+                    y);
+    output(r, y, (long)rows * t_out);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -214,6 +226,7 @@ static const struct {
     {"saxpy", saxpy},
     {"elementwise", elementwise},
     {"pad1d", pad1d},
+    {"interp1d", interp1d},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -170,6 +170,27 @@ def cases(rng):
             params = dict(rows=rows, t_in=t_in, left=left, right=right, mode=mode, value=-2.5)
             yield "pad1d", params, dict(x=x), want
 
+    for rows, t_in, t_out in ((1, 1, 1), (1, 1, 5), (2, 7, 3), (3, 10, 37), (1, 100, 4800), (2, 33, 33)):
+        for mode, align in ((0, 0), (1, 0), (1, 1)):
+            x = f32(rng, rows, t_in)
+            if align:
+                scale = np.float32((t_in - 1) / (t_out - 1)) if t_out > 1 else np.float32(0)
+            else:
+                scale = np.float32(t_in) / np.float32(t_out)
+            t = np.arange(t_out, dtype=np.float32)
+            if mode == 0:  # torch's nearest_idx, in float32
+                idx = np.minimum(np.floor(t * scale).astype(np.int64), t_in - 1)
+                want = x.astype(np.float64)[:, idx]
+            else:  # torch's area_pixel_compute_source_index, in float32, then the blend
+                s = scale * t if align else np.maximum(scale * (t + np.float32(0.5)) - np.float32(0.5), 0)
+                i = np.minimum(s.astype(np.int64), t_in - 1)
+                j = np.minimum(i + 1, t_in - 1)
+                w = s.astype(np.float64) - i
+                xd = x.astype(np.float64)
+                want = (1 - w) * xd[:, i] + w * xd[:, j]
+            params = dict(rows=rows, t_in=t_in, t_out=t_out, mode=mode, align_corners=align, scale=float(scale))
+            yield "interp1d", params, dict(x=x), want
+
     for n in (1, 13, 1029):
         for op in range(12):  # 11: any other op, a copy
             x, z = f32(rng, n, scale=4.0), f32(rng, n)

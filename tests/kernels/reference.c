@@ -73,6 +73,30 @@ void kc_ref_pad1d(int rows, int t_in, int left, int right, int mode, float value
         }
 }
 
+void kc_ref_interp1d(int rows, int t_in, int t_out, int mode, int align_corners, float scale, const float *x,
+                     float *y)
+{
+    for (int r = 0; r < rows; r++)
+        for (int t = 0; t < t_out; t++) {
+            const float *row = x + (long)r * t_in;
+            double v;
+            if (mode == 0) {
+                long i = (long)floorf((float)t * scale);
+                v = row[i < t_in - 1 ? (i < 0 ? 0 : i) : t_in - 1];
+            } else {
+                float s = align_corners ? scale * (float)t : scale * ((float)t + 0.5f) - 0.5f;
+                if (s < 0)
+                    s = 0;
+                long i = (long)s;
+                i = i > t_in - 1 ? t_in - 1 : i;
+                long j = i + 1 < t_in ? i + 1 : t_in - 1;
+                double w = (double)s - (double)i;
+                v = (1.0 - w) * row[i] + w * row[j];
+            }
+            y[(long)r * t_out + t] = (float)v;
+        }
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

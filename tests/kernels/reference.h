@@ -32,6 +32,12 @@ void kc_ref_elementwise(int n, int op, float alpha, const float *x, const float 
  * constant (value), 1 reflect, 2 replicate, 3 circular */
 void kc_ref_pad1d(int rows, int t_in, int left, int right, int mode, float value, const float *x, float *y);
 
+/* interp1d.kc: rows x t_in resampled to rows x t_out, mode 0 nearest, 1
+ * linear; scale as PyTorch computes it (the kernel's header). Positions
+ * are computed in float as the kernel and PyTorch do, the blend in double. */
+void kc_ref_interp1d(int rows, int t_in, int t_out, int mode, int align_corners, float scale, const float *x,
+                     float *y);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

@@ -508,6 +508,58 @@ static void test_pad1d(void **state)
     kd_report("pad1d", nv, kd_info("pad1d")->tolerance);
 }
 
+/* ---- interp1d --------------------------------------------------------------------------------- */
+
+/* nearest copies a sample: exact. linear blends two with float weights
+ * computed as the reference does: a few roundings of |x_i| + |x_j|; where
+ * a position lands on a sample the kernel and the reference may split it
+ * differently, but the blend is continuous there, so the bound holds. */
+static void interp1d_case(rt_rng *r, int rows, int t_in, int t_out, int mode, int align, const char *const *v,
+                          int nv)
+{
+    size_t n = (size_t)rows * (size_t)t_out;
+    float scale = align ? (t_out > 1 ? (float)((double)(t_in - 1) / (t_out - 1)) : 0.0f) : (float)t_in / (float)t_out;
+    float *x = kd_normal(r, (size_t)rows * (size_t)t_in, 0, 1), *want = kd_alloc(n);
+    double *bound = kd_bounds(n);
+    kc_ref_interp1d(rows, t_in, t_out, mode, align, scale, x, want);
+    for (int q = 0; q < rows; q++) {
+        double big = 0; /* the row's largest: any two neighbours are within it */
+        for (int i = 0; i < t_in; i++)
+            big = fmax(big, fabs(x[(size_t)q * t_in + i]));
+        for (int t = 0; t < t_out; t++)
+            bound[(size_t)q * t_out + t] = mode == 0 ? 0 : 8 * KD_U * 2 * big;
+    }
+    kcrt_buffer *bx = kd_in(x, (size_t)rows * (size_t)t_in, false), *by = kd_out(n);
+    kd_case c = {.kernel = "interp1d", .nargs = 8, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("interp1d")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "rows=%d t_in=%d t_out=%d mode=%d align_corners=%d", rows, t_in, t_out, mode,
+             align);
+    kcrt_arg args[] = {KCRT_I32(rows), KCRT_I32(t_in),  KCRT_I32(t_out), KCRT_I32(mode),
+                       KCRT_I32(align), KCRT_F32(scale), KCRT_BUF(bx),    KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+    free(x), free(want), free(bound);
+}
+
+static void test_interp1d(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x1d);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("interp1d", v);
+    kd_begin();
+    /* one sample in and out; down and up by awkward ratios; x480 (f0 to
+     * 48 kHz); the same size */
+    static const int shapes[][3] = {{1, 1, 1}, {1, 1, 9}, {2, 7, 3}, {3, 10, 37}, {1, 11, 5280}, {2, 33, 33}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        interp1d_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], 0, 0, v, nv);
+        interp1d_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], 1, 0, v, nv);
+        interp1d_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], 1, 1, v, nv);
+    }
+    kd_report("interp1d", nv, kd_info("interp1d")->tolerance);
+}
+
 /* ---- gemm ------------------------------------------------------------------------------------ */
 
 /* C = act(A B + bias). The pre-activation sum of K products and a bias is
@@ -987,7 +1039,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1000,6 +1052,9 @@ static void test_real_shapes(void **state)
                 saxpy_case(&r, I("n", 0), 1.5f, v, nv);
             else if (!strcmp(kernels[k], "elementwise"))
                 elementwise_case(&r, I("n", 0), I("op", 0), 0.1f, v, nv);
+            else if (!strcmp(kernels[k], "interp1d"))
+                interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
+                              v, nv);
             else if (!strcmp(kernels[k], "pad1d"))
                 pad1d_case(&r, I("rows", 1), I("t_in", 0), I("left", 0), I("right", 0), I("mode", 0), v, nv);
             else if (!strcmp(kernels[k], "gemm"))
@@ -1034,7 +1089,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1097,6 +1152,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_saxpy, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_elementwise, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_pad1d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
