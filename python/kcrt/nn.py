@@ -20,7 +20,7 @@ import numpy as np
 from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
-           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate"]
+           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -177,8 +177,8 @@ class Ops:
         self._kernel(op, "layernorm").launch(rows, n, float(eps), x, g, b, y)
         return y
 
-    def softmax(self, input, dim=None, dtype=None):
-        op = "softmax"
+    def softmax(self, input, dim=None, dtype=None, _op="softmax"):
+        op, log = _op, _op == "log_softmax"
         x = self._tensor(op, "input", input)
         if dtype is not None and np.dtype(dtype) != np.float32:
             _fail(op, "dtype=%s: the shipped softmax computes in float32 only" % np.dtype(dtype).name)
@@ -191,8 +191,12 @@ class Ops:
             _fail(op, "dim=%d: the shipped softmax kernel works along the last dimension only (issue 12)" % dim)
         n = x.shape[-1] if x.shape else 1
         y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
-        self._kernel(op, "softmax").launch(x.size // n, n, x, y)
+        if x.size:
+            self._kernel(op, "softmax").launch(x.size // n, n, int(log), x, y)
         return y
+
+    def log_softmax(self, input, dim=None, dtype=None):
+        return self.softmax(input, dim, dtype, _op="log_softmax")
 
     # ---- the elementwise family (kernels/elementwise.kc) --------------------------------------------------
 
@@ -516,3 +520,7 @@ def pad(*args, **kwargs):
 
 def interpolate(*args, **kwargs):
     return default_ops().interpolate(*args, **kwargs)
+
+
+def log_softmax(*args, **kwargs):
+    return default_ops().log_softmax(*args, **kwargs)

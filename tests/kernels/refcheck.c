@@ -174,7 +174,7 @@ static int softmax(run *r)
     int rows = iparam(r, "rows"), n = iparam(r, "n");
     const float *x = input(r, "x", (long)rows * n);
     float *y = zeros((long)rows * n);
-    kc_ref_softmax(rows, n, x, y);
+    kc_ref_softmax(rows, n, iparam(r, "log_out"), x, y);
     output(r, y, (long)rows * n);
     free(y);
     return 0;

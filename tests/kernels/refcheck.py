@@ -213,10 +213,13 @@ def cases(rng):
         x = f32(rng, rows, n, scale=8.0)
         x64 = x.astype(np.float64)
         e = np.exp(x64 - x64.max(axis=1, keepdims=True))
-        yield "softmax", dict(rows=rows, n=n), dict(x=x), e / e.sum(axis=1, keepdims=True)
+        yield "softmax", dict(rows=rows, n=n, log_out=0), dict(x=x), e / e.sum(axis=1, keepdims=True)
+        shifted = x64 - x64.max(axis=1, keepdims=True)
+        yield "softmax", dict(rows=rows, n=n, log_out=1), dict(x=x), shifted - np.log(
+            np.exp(shifted).sum(axis=1, keepdims=True))
     x = np.array([[1000.0, 999.0, -1000.0, 0.0, 88.0]], np.float32)  # exp would overflow without max-subtract
     e = np.exp(x.astype(np.float64) - 1000.0)
-    yield "softmax", dict(rows=1, n=5), dict(x=x), e / e.sum()
+    yield "softmax", dict(rows=1, n=5, log_out=0), dict(x=x), e / e.sum()
 
     for (rows, n) in ((1, 1), (3, 5), (13, 769), (5, 1001), (9, 33)):
         x = f32(rng, rows, n, scale=3.0, offset=100.0)  # a large mean: one-pass variance would cancel

@@ -125,7 +125,7 @@ void kc_ref_gemv(int N, int K, bool has_bias, const float *W, const float *x, co
     }
 }
 
-void kc_ref_softmax(int rows, int n, const float *x, float *y)
+void kc_ref_softmax(int rows, int n, int log_out, const float *x, float *y)
 {
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (long)r * n;
@@ -136,7 +136,7 @@ void kc_ref_softmax(int rows, int n, const float *x, float *y)
         for (int i = 0; i < n; i++)
             sum += exp(xr[i] - mx);
         for (int i = 0; i < n; i++)
-            yr[i] = (float)(exp(xr[i] - mx) / sum);
+            yr[i] = (float)(log_out ? (xr[i] - mx) - log(sum) : exp(xr[i] - mx) / sum);
     }
 }
 

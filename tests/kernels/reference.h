@@ -48,8 +48,9 @@ void kc_ref_gemm(int M, int N, int K, bool has_bias, int act, float alpha, const
 /* y (N) = W (N x K) · x (K) + bias (N, when has_bias) */
 void kc_ref_gemv(int N, int K, bool has_bias, const float *W, const float *x, const float *bias, float *y);
 
-/* each row of x (rows x n): y = exp(x - max) / sum(exp(x - max)) */
-void kc_ref_softmax(int rows, int n, const float *x, float *y);
+/* each row of x (rows x n): y = exp(x - max) / sum(exp(x - max)), or with
+ * log_out (x - max) - log(sum(exp(x - max))) */
+void kc_ref_softmax(int rows, int n, int log_out, const float *x, float *y);
 
 /* each row of x (rows x n): (x - mean) / sqrt(var + eps) * gamma + beta, var biased */
 void kc_ref_layernorm(int rows, int n, float eps, const float *x, const float *gamma, const float *beta,

@@ -204,6 +204,8 @@ static kd_margin kd_check(const kd_case *c, const char *variant, const float *go
         double w = c->want[i], g = got[i], d = fabs(g - w);
         uint32_t bits;
         memcpy(&bits, &got[i], 4);
+        if (isinf(w) && g == w) /* log_softmax's masked entries: exactly -inf */
+            continue;
         if (isnan(c->bound[i]) || isnan(w)) {
             if (!isnan(g) || bits == RT_NAN)
                 fail_msg(
@@ -698,8 +700,11 @@ static void test_gemv(void **state)
  * ceil(n / 8) in its pass (>= 8 threads a row) and log2(256) = 8 in the
  * merge tree. The sum adds gamma(n), 1/s (OpFDiv, 2.5 ulp) 5 u and the
  * last product u. Masked (-inf) entries give exactly 0, a row of only
- * -inf gives NaN. */
-static void softmax_case(rt_rng *r, int rows, int n, int masked, bool nan_row, const char *const *v, int nv)
+ * -inf gives NaN. With log_out, y = (x - m) - log s: the subtraction's u
+ * |x - m|, log s off by the sum's relative error (as above) plus logf's
+ * 2 u |log s|, and the last subtraction's u |y|; masked entries are -inf. */
+static void softmax_case(rt_rng *r, int rows, int n, int masked, bool nan_row, int log_out, const char *const *v,
+                         int nv)
 {
     size_t len = (size_t)rows * n;
     float *x = kd_normal(r, len, 0, 2);
@@ -710,7 +715,7 @@ static void softmax_case(rt_rng *r, int rows, int n, int masked, bool nan_row, c
             x[(size_t)(rows - 1) * n + i] = -INFINITY;
     float *want = kd_alloc(len);
     double *bound = kd_bounds(len);
-    kc_ref_softmax(rows, n, x, want);
+    kc_ref_softmax(rows, n, log_out, x, want);
     double rescales = ceil(n / 8.0) + 8;
     for (int row = 0; row < rows; row++) {
         const float *xr = x + (size_t)row * n;
@@ -718,22 +723,28 @@ static void softmax_case(rt_rng *r, int rows, int n, int masked, bool nan_row, c
         for (int i = 0; i < n; i++)
             m = fmax(m, xr[i]), lo = isinf(xr[i]) ? lo : fmin(lo, xr[i]);
         double D = m - lo, rel = (3 + D) * KD_U * (1 + rescales) + gamma_n(n) + 6 * KD_U;
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += exp((double)xr[i] - m);
         for (int i = 0; i < n; i++) {
             size_t at = (size_t)row * n + i;
-            bound[at] = isinf(m) ? NAN : rel * fabs(want[at]) + KD_U * fabs(want[at]);
+            double diff = fabs((double)xr[i] - m);
+            bound[at] = isinf(m)   ? NAN
+                        : log_out ? KD_U * diff + rel + 2 * KD_U * fabs(log(s)) + KD_U * fabs(want[at])
+                                  : rel * fabs(want[at]) + KD_U * fabs(want[at]);
         }
     }
     kcrt_buffer *bx = kd_in(x, len, false), *by = kd_out(len);
     kd_case c = {.kernel = "softmax",
-                 .nargs = 4,
+                 .nargs = 5,
                  .out = by,
                  .n = len,
                  .want = want,
                  .bound = bound,
                  .l2tol = kd_info("softmax")->tolerance};
-    snprintf(c.shape, sizeof c.shape, "rows=%d n=%d (%d masked%s)", rows, n, masked,
+    snprintf(c.shape, sizeof c.shape, "rows=%d n=%d log_out=%d (%d masked%s)", rows, n, log_out, masked,
              nan_row ? ", the last row all -inf" : "");
-    kcrt_arg args[] = {KCRT_I32(rows), KCRT_I32(n), KCRT_BUF(bx), KCRT_BUF(by)};
+    kcrt_arg args[] = {KCRT_I32(rows), KCRT_I32(n), KCRT_I32(log_out), KCRT_BUF(bx), KCRT_BUF(by)};
     memcpy(c.args, args, sizeof args);
     kd_run(&c, v, nv);
     kcrt_buffer_free(bx), kcrt_buffer_free(by);
@@ -750,11 +761,13 @@ static void test_softmax(void **state)
     /* a single element (y = 1); rows no multiple of R = 8 and shorter
      * than a row's threads; a HuBERT-like row of 140; rows longer than
      * every workgroup with masked entries; a fully masked row (NaN) */
-    softmax_case(&r, 1, 1, 0, false, v, nv);
-    softmax_case(&r, 3, 7, 0, false, v, nv);
-    softmax_case(&r, 13, 140, 0, false, v, nv);
-    softmax_case(&r, 5, 1030, 40, false, v, nv);
-    softmax_case(&r, 3, 33, 5, true, v, nv);
+    for (int log_out = 0; log_out <= 1; log_out++) {
+        softmax_case(&r, 1, 1, 0, false, log_out, v, nv);
+        softmax_case(&r, 3, 7, 0, false, log_out, v, nv);
+        softmax_case(&r, 13, 140, 0, false, log_out, v, nv);
+        softmax_case(&r, 5, 1030, 40, false, log_out, v, nv);
+        softmax_case(&r, 3, 33, 5, true, log_out, v, nv);
+    }
     kd_report("softmax", nv, kd_info("softmax")->tolerance);
 }
 
@@ -1062,7 +1075,7 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "gemv"))
                 gemv_case(&r, I("N", 0), I("K", 0), true, v, nv);
             else if (!strcmp(kernels[k], "softmax"))
-                softmax_case(&r, I("rows", 0), I("n", 0), 0, false, v, nv);
+                softmax_case(&r, I("rows", 0), I("n", 0), 0, false, I("log_out", 0), v, nv);
             else if (!strcmp(kernels[k], "layernorm"))
                 layernorm_case(&r, I("rows", 0), I("n", 0), 1e-5f, 0, false, v, nv);
             else if (!strcmp(kernels[k], "conv1d"))
