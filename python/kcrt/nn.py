@@ -20,7 +20,7 @@ import numpy as np
 from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
-           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax"]
+           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -175,6 +175,40 @@ class Ops:
         b = self._affine(op, "bias", bias, shape, 0.0)
         y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
         self._kernel(op, "layernorm").launch(rows, n, float(eps), x, g, b, y)
+        return y
+
+    def group_norm(self, input, num_groups, weight=None, bias=None, eps=1e-05):
+        """torch.nn.functional.group_norm of (N, C, *) input: layernorm's kernel
+        over each group's C / G x * values, then the per-channel affine (its
+        broadcast is made on the host today: one channel vector per call)."""
+        op = "group_norm"
+        x = self._tensor(op, "input", input)
+        if len(x.shape) < 2:
+            _fail(op, "Expected at least 2 dimensions for input tensor but received %d" % len(x.shape))
+        n, c = x.shape[0], x.shape[1]
+        if isinstance(num_groups, bool) or not isinstance(num_groups, (int, np.integer)) or num_groups <= 0:
+            _fail(op, "num_groups must be a positive integer, not %r" % (num_groups,))
+        if c % num_groups:
+            _fail(op, "Expected number of channels in input to be divisible by num_groups, but got input of "
+                  "shape %s and num_groups=%d" % (list(x.shape), num_groups))
+        if n * int(np.prod(x.shape[2:], dtype=np.int64)) == 1:
+            _fail(op, "Expected more than 1 value per channel when training, got input size %s" % list(x.shape))
+        per = x.size // (n * num_groups) if n else 0
+        g = self._affine(op, "weight", weight, (c,), 1.0)
+        b = self._affine(op, "bias", bias, (c,), 0.0)
+        y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
+        if x.size:
+            ones, zeros = self.ctx.tensor(np.ones(per, np.float32)), self._zeros(per)
+            self._kernel(op, "layernorm").launch(n * num_groups, per, float(eps), x, ones, zeros, y)
+            if weight is not None or bias is not None:
+                spatial = x.size // (n * c)
+                shape = (n, c, spatial)
+                gw = np.broadcast_to(g.numpy()[None, :, None], shape)
+                bw = np.broadcast_to(b.numpy()[None, :, None], shape)
+                z = Tensor(y.buffer, shape, np.float32)
+                z = self._ew(op, "mul", z, 1.0, self.ctx.tensor(gw))
+                z = self._ew(op, "add", z, 1.0, self.ctx.tensor(bw))
+                y = Tensor(z.buffer, x.shape, np.float32)
         return y
 
     def softmax(self, input, dim=None, dtype=None, _op="softmax"):
@@ -524,3 +558,7 @@ def interpolate(*args, **kwargs):
 
 def log_softmax(*args, **kwargs):
     return default_ops().log_softmax(*args, **kwargs)
+
+
+def group_norm(*args, **kwargs):
+    return default_ops().group_norm(*args, **kwargs)

@@ -130,6 +130,33 @@ def test_layer_norm(ops, rng, shape, norm, affine):
     check(got, want, 8 * n * EPS * np.broadcast_to(scale, x.shape) + 1e-6)
 
 
+@pytest.mark.parametrize("shape,groups,affine", [((1, 1, 2), 1, True), ((2, 4, 9), 2, True), ((1, 6, 33), 3, False),
+                                                 ((3, 512, 10), 32, True), ((2, 8), 4, True), ((1, 5, 7), 5, True),
+                                                 ((2, 4, 3, 5), 2, True)])
+def test_group_norm(ops, rng, shape, groups, affine):
+    x = rand(rng, *shape) * 3 + 5
+    c = shape[1]
+    w = rand(rng, c) if affine else None
+    b = rand(rng, c) if affine else None
+    got = ops.group_norm(x, groups, w, b, eps=1e-5).numpy()
+    want = F.group_norm(t(x).double(), groups, t(w).double() if affine else None, t(b).double() if affine else None,
+                        eps=1e-5).numpy()
+    n = x.size // (shape[0] * groups)
+    chan = (np.abs(w) * 4 + np.abs(b)).reshape((1, c) + (1,) * (len(shape) - 2)) if affine else 4.0
+    check(got, want, 8 * n * EPS * np.broadcast_to(chan, x.shape) + 1e-6)
+
+
+def test_group_norm_errors(ops, rng):
+    with pytest.raises(kcrt.Error, match="Expected more than 1 value per channel"):
+        ops.group_norm(rand(rng, 1, 4, 1), 2)
+    with pytest.raises(kcrt.Error, match="divisible by num_groups"):
+        ops.group_norm(rand(rng, 1, 6, 4), 4)
+    with pytest.raises(kcrt.Error, match="at least 2 dimensions"):
+        ops.group_norm(rand(rng, 6), 2)
+    with pytest.raises(kcrt.Error, match="expected weight of size"):
+        ops.group_norm(rand(rng, 1, 6, 4), 2, rand(rng, 5))
+
+
 @pytest.mark.parametrize("shape", [(1,), (5,), (3, 140), (2, 3, 1025), (7, 1)])
 def test_softmax(ops, rng, shape):
     x = rand(rng, *shape) * 4
