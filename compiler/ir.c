@@ -361,8 +361,8 @@ bool kc_ir_expr_may_fault(const kc_ir_expr *e)
     if (e->kind == KIR_BINARY && (e->op == KC_OP_DIV || e->op == KC_OP_MOD) && kc_type_is_int(e->type))
         return true;
     if (e->kind == KIR_BUILTIN &&
-        (e->builtin == KC_B_SUBGROUP_ADD || e->builtin == KC_B_SUBGROUP_MIN || e->builtin == KC_B_SUBGROUP_MAX ||
-         e->builtin == KC_B_SUBGROUP_SHUFFLE || e->builtin == KC_B_SUBGROUP_BROADCAST || e->builtin == KC_B_CDIV))
+        ((e->builtin >= KC_B_SUBGROUP_ADD && e->builtin <= KC_B_SUBGROUP_EXCLUSIVE_ADD) ||
+         e->builtin == KC_B_CDIV))
         return true;
     if (kc_ir_expr_may_fault(e->a) || kc_ir_expr_may_fault(e->b) || kc_ir_expr_may_fault(e->c))
         return true;

@@ -112,6 +112,10 @@ struct kc_ir_expr {
     kc_ir_expr *a, *b, *c;
     kc_ir_expr **args;
     int nargs;
+    /* float arithmetic of kc's math library, whose error-free steps must run
+     * as written: SPIR-V marks it NoContraction, without which a driver
+     * (Mesa's, for one) may fuse or rearrange it and lose the low bits */
+    bool exact;
 };
 
 struct kc_ir_block {

@@ -28,6 +28,7 @@ typedef struct lower {
     const kc_expr *compound_lhs; /* a op= b: the node of a inside b */
     kc_ir_expr *compound_value;
     bool failed;
+    bool exact; /* lowering kc's math library: float arithmetic is kc_ir_expr.exact */
     kc_ir_options opts;
 } lower;
 
@@ -57,6 +58,7 @@ static kc_ir_expr *binop(lower *L, kc_op op, kc_ir_expr *x, kc_ir_expr *y, const
     e->op = op;
     e->a = x;
     e->b = y;
+    e->exact = L->exact && kc_type_is_float(t);
     return e;
 }
 
@@ -474,7 +476,8 @@ static const kc_func *libm_func(lower *L, kc_builtin b)
         return NULL; /* the target's own sqrt is correctly rounded */
     switch (b) {
     case KC_B_SQRT: case KC_B_RSQRT: case KC_B_EXP: case KC_B_EXP2: case KC_B_LOG: case KC_B_LOG2:
-    case KC_B_POW: case KC_B_SIN: case KC_B_COS: case KC_B_TAN: case KC_B_TANH: case KC_B_ERF: break;
+    case KC_B_POW: case KC_B_SIN: case KC_B_COS: case KC_B_TAN: case KC_B_TANH: case KC_B_ERF:
+    case KC_B_LOG10: case KC_B_FMOD: break;
     default: return NULL;
     }
     char name[64];
@@ -935,6 +938,7 @@ static kc_ir_func *lower_func(lower *L, const kc_func *ast)
     lower saved = *L;
     L->fn = f;
     L->ast = ast;
+    L->exact = strncmp(ast->name, "__kc_", 5) == 0; /* only kc's own library may use the prefix */
     L->locals = kc_arena_alloc(L->a, sizeof(kc_ir_var *) * (size_t)(ast->nlocals + 1));
     L->compound_lhs = NULL;
     lower_params(L, f, ast);

@@ -111,12 +111,20 @@ static void expect_semi(parser *P, const char *context)
         sync_stmt_fwd(P);
 }
 
+static int type_name_index(const token *t);
+
+/* A name being declared: an identifier that is not a type's name
+ * ("float half = ..." would otherwise be taken and fail at its first use). */
 static const char *expect_ident(parser *P, const char *what)
 {
     const token *t = peek(P);
     if (t->kind != TK_IDENT) {
         error_at(P, t->loc, "expected %s, found %s", what, describe(P, t));
         return NULL;
+    }
+    if (type_name_index(t) >= 0) {
+        error_at(P, t->loc, "'%.*s' is a type, so it cannot be %s", t->len, t->text, what);
+        kc_diag_fix(&P->c->diag, "choose another name");
     }
     next(P);
     return tok_str(P->c, t);

@@ -465,6 +465,8 @@ void kc_sema(kc_ctx *c, kc_program *p)
     for (int i = 0; i < p->funcs.len; i++)
         if (!kc_map_get(&state, ((kc_func *)p->funcs.items[i])->name))
             visit_calls(&S, p->funcs.items[i], &state, &stack);
+    if (!c->diag.nerrors)
+        sema_check_barriers(&S, p);
     for (int i = 0; i < p->funcs.len; i++) { /* a space kc can list, build and tune */
         const kc_func *f = p->funcs.items[i];
         double size = 1;

@@ -657,7 +657,11 @@ static kc_expr *check_builtin(sema *S, kc_expr *e, int id)
         }
         if (b->rule == KC_RULE_SG2) {
             if (!sema_int_scalar(args[1])) {
-                ERR(S, args[1]->loc, "the lane of %s must be an integer", b->name);
+                ERR(S, args[1]->loc, "the %s of %s must be an integer",
+                    id == KC_B_SUBGROUP_SHUFFLE_XOR                                  ? "mask"
+                    : id == KC_B_SUBGROUP_SHUFFLE_UP || id == KC_B_SUBGROUP_SHUFFLE_DOWN ? "delta"
+                                                                                     : "lane",
+                    b->name);
                 return sema_fail(e);
             }
             args[1] = sema_convert(S, args[1], T(KC_S_INT), "");
@@ -707,6 +711,16 @@ static kc_expr *check_builtin(sema *S, kc_expr *e, int id)
         }
         e->type = T(KC_S_UINT);
         return e;
+    case KC_RULE_I1: {
+        const kc_type *t = args[0]->type;
+        if (t->kind == KC_TY_ARRAY || (t->scalar != KC_S_INT && t->scalar != KC_S_UINT)) {
+            ERR(S, args[0]->loc, "%s takes a 32-bit int or uint (or a vector of them), not '%s'", b->name,
+                tname(S, t));
+            return sema_fail(e);
+        }
+        e->type = t;
+        return e;
+    }
     }
     return sema_fail(e);
 }

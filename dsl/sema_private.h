@@ -7,6 +7,7 @@
  *                 grids and constraints
  *   sema_expr.c   conversions and expressions
  *   sema_stmt.c   declarations and statements
+ *   sema_uniform.c  barriers every thread of a workgroup must reach
  */
 #ifndef KC_SEMA_PRIVATE_H
 #define KC_SEMA_PRIVATE_H
@@ -83,5 +84,9 @@ kc_expr *sema_check_scalar_init(sema *S, kc_sym *sym, const kc_type *t, kc_expr 
 void sema_check_stmt(sema *S, kc_stmt *s);
 const kc_type *sema_declarator_type(sema *S, kc_sym *sym, ix_mode mode, bool allow_open, int init_count);
 bool sema_falls_through(const kc_stmt *s);
+
+/* sema_uniform.c: reports barriers only some threads reach; the program
+ * must be free of errors (typed, no recursion). */
+void sema_check_barriers(sema *S, kc_program *p);
 
 #endif

@@ -183,13 +183,14 @@ const kc_type *kc_type_base(const kc_type *t);
  *   F1      float-ish (float/half scalar or vector) -> same type
  *   F2, F3  two, three of the same float-ish type -> that type
  *   A1..A3  any arithmetic (int/float, vector ok), same type -> same type
- *   SG1     subgroup reduction of an arithmetic scalar -> same
- *   SG2     (value, int lane) -> value's type
+ *   SG1     subgroup reduction or scan of an arithmetic scalar -> same
+ *   SG2     (value, int lane, delta or mask) -> value's type
  *   ATOM    (&int/uint/float element, value) -> old value
  *   CAS     (&int/uint element, compare, value) -> old value
  *   BAR     no arguments, no result (a statement)
  *   CDIV    (int, int) -> int, integer types only
  *   BITS    bit reinterpretation (fixed types, see sema)
+ *   I1      a 32-bit int or uint (vector ok) -> same type
  * glsl: the GLSL.std.450 instruction (without "GLSLstd450") that SPIR-V
  * lowers it to on floats, Bad where the lowering is code (ids, subgroups,
  * atomics, clamp, round, copysign, cdiv; min and max on integers) or a call to
@@ -213,6 +214,11 @@ const kc_type *kc_type_base(const kc_type *t);
     X(SUBGROUP_MAX, "kc_subgroup_max", 1, SG1, Bad, NULL)                                           \
     X(SUBGROUP_SHUFFLE, "kc_subgroup_shuffle", 2, SG2, Bad, NULL)                                   \
     X(SUBGROUP_BROADCAST, "kc_subgroup_broadcast", 2, SG2, Bad, NULL)                               \
+    X(SUBGROUP_SHUFFLE_UP, "kc_subgroup_shuffle_up", 2, SG2, Bad, NULL)                             \
+    X(SUBGROUP_SHUFFLE_DOWN, "kc_subgroup_shuffle_down", 2, SG2, Bad, NULL)                         \
+    X(SUBGROUP_SHUFFLE_XOR, "kc_subgroup_shuffle_xor", 2, SG2, Bad, NULL)                           \
+    X(SUBGROUP_INCLUSIVE_ADD, "kc_subgroup_inclusive_add", 1, SG1, Bad, NULL)                       \
+    X(SUBGROUP_EXCLUSIVE_ADD, "kc_subgroup_exclusive_add", 1, SG1, Bad, NULL)                       \
     X(ATOMIC_ADD, "kc_atomic_add", 2, ATOM, Bad, NULL)                                              \
     X(ATOMIC_MIN, "kc_atomic_min", 2, ATOM, Bad, NULL)                                              \
     X(ATOMIC_MAX, "kc_atomic_max", 2, ATOM, Bad, NULL)                                              \
@@ -230,6 +236,8 @@ const kc_type *kc_type_base(const kc_type *t);
     X(TAN, "tanf", 1, F1, Bad, NULL)                                                                \
     X(TANH, "tanhf", 1, F1, Bad, NULL)                                                              \
     X(ERF, "erff", 1, F1, Bad, NULL)                                                                \
+    X(LOG10, "log10f", 1, F1, Bad, NULL)                                                            \
+    X(FMOD, "fmodf", 2, F2, Bad, NULL)                                                              \
     X(FABS, "fabsf", 1, F1, FAbs, "llvm.fabs")                                                      \
     X(FLOOR, "floorf", 1, F1, Floor, "llvm.floor")                                                  \
     X(CEIL, "ceilf", 1, F1, Ceil, "llvm.ceil")                                                      \
@@ -257,7 +265,9 @@ const kc_type *kc_type_base(const kc_type *t);
     X(AS_UINT, "kc_as_uint", 1, BITS, Bad, NULL)                                                    \
     X(AS_INT, "kc_as_int", 1, BITS, Bad, NULL)                                                      \
     X(AS_FLOAT, "kc_as_float", 1, BITS, Bad, NULL)                                                  \
-    X(MUL_HI, "kc_mul_hi", 2, MULHI, Bad, NULL)
+    X(MUL_HI, "kc_mul_hi", 2, MULHI, Bad, NULL)                                                     \
+    X(POPCOUNT, "kc_popcount", 1, I1, Bad, NULL)                                                    \
+    X(BITREVERSE, "kc_bitreverse", 1, I1, Bad, NULL)
 
 typedef enum {
 #define X(id, name, n, rule, ...) KC_B_##id,
@@ -269,7 +279,7 @@ typedef enum {
 typedef enum {
     KC_RULE_ID, KC_RULE_ID0, KC_RULE_BAR, KC_RULE_F1, KC_RULE_F2, KC_RULE_F3, KC_RULE_A2,
     KC_RULE_A3, KC_RULE_SG1, KC_RULE_SG2, KC_RULE_ATOM, KC_RULE_CAS, KC_RULE_CDIV,
-    KC_RULE_BITS, KC_RULE_MULHI,
+    KC_RULE_BITS, KC_RULE_MULHI, KC_RULE_I1,
 } kc_builtin_rule;
 
 typedef struct kc_builtin_info {

@@ -347,7 +347,7 @@ def generate(report):
 
     out.append("")
     out.append("/* split constants: hi has 12 significant bits (hi * hi' is exact in float), lo the rest */")
-    for name, v in [("log2e", 1 / mp.log(2)), ("ln2", mp.log(2)), ("pio2", mp.pi / 2), ("two_rsqrtpi", 2 / mp.sqrt(mp.pi))]:
+    for name, v in [("log2e", 1 / mp.log(2)), ("ln2", mp.log(2)), ("log10_2", mp.log10(2)), ("pio2", mp.pi / 2), ("two_rsqrtpi", 2 / mp.sqrt(mp.pi))]:
         h, l = split12(v)
         out.append("static const float __kc_%s_hi = %s;" % (name, lit(h)))
         out.append("static const float __kc_%s_lo = %s;" % (name, lit(l)))

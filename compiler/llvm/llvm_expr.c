@@ -235,7 +235,17 @@ LLVMValueRef lw_builtin(lw *W, const kc_ir_expr *e)
     case KC_B_SUBGROUP_MIN:
     case KC_B_SUBGROUP_MAX:
     case KC_B_SUBGROUP_SHUFFLE:
-    case KC_B_SUBGROUP_BROADCAST: return lw_subgroup(W, b, t, a, e->nargs > 1 ? e->args[1] : NULL);
+    case KC_B_SUBGROUP_BROADCAST:
+    case KC_B_SUBGROUP_SHUFFLE_UP:
+    case KC_B_SUBGROUP_SHUFFLE_DOWN:
+    case KC_B_SUBGROUP_SHUFFLE_XOR:
+    case KC_B_SUBGROUP_INCLUSIVE_ADD:
+    case KC_B_SUBGROUP_EXCLUSIVE_ADD: return lw_subgroup(W, b, t, a, e->nargs > 1 ? e->args[1] : NULL);
+    case KC_B_POPCOUNT:
+    case KC_B_BITREVERSE: {
+        LLVMTypeRef rt = lw_type(W, t);
+        return lw_intrinsic(W, b == KC_B_POPCOUNT ? "llvm.ctpop" : "llvm.bitreverse", &rt, 1, a, 1);
+    }
     case KC_B_MIN:
     case KC_B_MAX:
     case KC_B_CLAMP: return min_max(W, b, t, a);

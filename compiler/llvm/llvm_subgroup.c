@@ -1,5 +1,5 @@
 /*
- * llvm_subgroup.c — subgroup reductions, shuffles and broadcasts, in
+ * llvm_subgroup.c — subgroup reductions, scans, shuffles and broadcasts, in
  * terms of four primitives each target gives on 32-bit words (ballot,
  * shuffle from any lane, shuffle by xor, read one lane).
  *
@@ -179,11 +179,103 @@ static LLVMValueRef reduce(lw *W, kc_builtin b, const kc_type *t, LLVMValueRef v
     return r;
 }
 
+/* ---- scans ------------------------------------------------------------------------------ */
+
+/* Every lane active: Hillis-Steele, log2(size) steps, each adding the value
+ * k lanes below. The exclusive scan is the inclusive one moved up a lane
+ * (subtracting x again would not be exact for floats). */
+static LLVMValueRef scan_full(lw *W, bool inclusive, const kc_type *t, LLVMValueRef v)
+{
+    LLVMBuilderRef B = W->b;
+    LLVMValueRef me = W->arch->lane_id(W);
+    for (int k = 1; k < W->target.wave_size; k <<= 1) {
+        LLVMValueRef kk = lw_u32(W, (uint32_t)k);
+        LLVMValueRef below = move(W, MOVE_ANY, v, t, LLVMBuildSub(B, me, kk, ""), 0, NULL);
+        LLVMValueRef sum = combine(W, KC_B_SUBGROUP_ADD, t, v, below);
+        v = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, me, kk, ""), sum, v, "");
+    }
+    if (inclusive)
+        return v;
+    LLVMValueRef up = move(W, MOVE_ANY, v, t, LLVMBuildSub(B, me, lw_u32(W, 1), ""), 0, NULL);
+    LLVMValueRef first = LLVMBuildICmp(B, LLVMIntEQ, me, lw_u32(W, 0), "");
+    return LLVMBuildSelect(B, first, identity(W, KC_B_SUBGROUP_ADD, t), up, "");
+}
+
+/* Some lanes inactive: the active lanes one at a time, lowest first, as
+ * one_by_one; each lane keeps the running sum when its own turn comes. */
+static LLVMValueRef scan_some(lw *W, bool inclusive, const kc_type *t, LLVMValueRef v, LLVMValueRef active,
+                              LLVMBasicBlockRef done)
+{
+    LLVMBuilderRef B = W->b;
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B), loop = lw_block(W, "scan.loop");
+    LLVMTypeRef mt = LLVMTypeOf(active), rt = lw_type(W, t);
+    LLVMValueRef me = W->arch->lane_id(W), zero = identity(W, KC_B_SUBGROUP_ADD, t);
+    lw_branch(W, loop);
+    lw_position(W, loop);
+    LLVMValueRef acc = LLVMBuildPhi(B, rt, "scan.acc"), mine = LLVMBuildPhi(B, rt, "scan.mine");
+    LLVMValueRef m = LLVMBuildPhi(B, mt, "scan.lanes");
+    LLVMValueRef no_zero = LLVMConstInt(LLVMInt1TypeInContext(W->ctx), 1, 0);
+    LLVMValueRef lane = lw_intrinsic(W, "llvm.cttz", &mt, 1, (LLVMValueRef[]){m, no_zero}, 2);
+    lane = LLVMBuildTrunc(B, lane, lw_i32(W), "");
+    LLVMValueRef next = combine(W, KC_B_SUBGROUP_ADD, t, acc, move(W, MOVE_READ, v, t, lane, 0, active));
+    LLVMValueRef turn = LLVMBuildICmp(B, LLVMIntEQ, lane, me, "");
+    LLVMValueRef kept = LLVMBuildSelect(B, turn, inclusive ? next : acc, mine, "");
+    LLVMValueRef rest = LLVMBuildAnd(B, m, LLVMBuildSub(B, m, LLVMConstInt(mt, 1, 0), ""), "");
+    LLVMAddIncoming(acc, (LLVMValueRef[]){zero, next}, (LLVMBasicBlockRef[]){from, loop}, 2);
+    LLVMAddIncoming(mine, (LLVMValueRef[]){zero, kept}, (LLVMBasicBlockRef[]){from, loop}, 2);
+    LLVMAddIncoming(m, (LLVMValueRef[]){active, rest}, (LLVMBasicBlockRef[]){from, loop}, 2);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, rest, LLVMConstNull(mt), ""), loop, done);
+    W->open = false;
+    return kept;
+}
+
+static LLVMValueRef scan(lw *W, bool inclusive, const kc_type *t, LLVMValueRef v)
+{
+    LLVMBuilderRef B = W->b;
+    LLVMValueRef active = W->arch->ballot(W);
+    LLVMValueRef all = LLVMBuildICmp(B, LLVMIntEQ, active, LLVMConstAllOnes(LLVMTypeOf(active)), "");
+    LLVMBasicBlockRef full = lw_block(W, "scan.full"), some = lw_block(W, "scan.some"),
+                      done = lw_block(W, "scan.done");
+    LLVMBuildCondBr(B, all, full, some);
+    lw_position(W, full);
+    LLVMValueRef r1 = scan_full(W, inclusive, t, v);
+    LLVMBasicBlockRef full_end = LLVMGetInsertBlock(B);
+    lw_branch(W, done);
+    lw_position(W, some);
+    LLVMValueRef r2 = scan_some(W, inclusive, t, v, active, done);
+    LLVMBasicBlockRef loop_end = LLVMGetInsertBlock(B);
+    lw_position(W, done);
+    LLVMValueRef r = LLVMBuildPhi(B, lw_type(W, t), "scan.result");
+    LLVMAddIncoming(r, (LLVMValueRef[]){r1, r2}, (LLVMBasicBlockRef[]){full_end, loop_end}, 2);
+    return r;
+}
+
+/* The lane a relative shuffle reads: below, above, or by xor. Out of the
+ * subgroup the result is undefined, as in SPIR-V. */
+static LLVMValueRef relative_lane(lw *W, kc_builtin b, LLVMValueRef by)
+{
+    LLVMValueRef me = W->arch->lane_id(W);
+    if (b == KC_B_SUBGROUP_SHUFFLE_UP)
+        return LLVMBuildSub(W->b, me, by, "");
+    if (b == KC_B_SUBGROUP_SHUFFLE_DOWN)
+        return LLVMBuildAdd(W->b, me, by, "");
+    return LLVMBuildXor(W->b, me, by, "");
+}
+
 LLVMValueRef lw_subgroup(lw *W, kc_builtin b, const kc_type *t, LLVMValueRef *a, const kc_ir_expr *lane)
 {
     W->layout->needs_subgroups = true;
     if (b == KC_B_SUBGROUP_SHUFFLE)
         return move(W, MOVE_ANY, a[0], t, a[1], 0, NULL);
+    if (b == KC_B_SUBGROUP_INCLUSIVE_ADD || b == KC_B_SUBGROUP_EXCLUSIVE_ADD)
+        return scan(W, b == KC_B_SUBGROUP_INCLUSIVE_ADD, t, a[0]);
+    if (b == KC_B_SUBGROUP_SHUFFLE_XOR) {
+        int64_t k;
+        if (kc_ir_const_value(lane, &k) && k > 0 && k < W->target.wave_size) /* the butterfly's instruction */
+            return move(W, MOVE_XOR, a[0], t, NULL, (int)k, NULL);
+    }
+    if (b == KC_B_SUBGROUP_SHUFFLE_UP || b == KC_B_SUBGROUP_SHUFFLE_DOWN || b == KC_B_SUBGROUP_SHUFFLE_XOR)
+        return move(W, MOVE_ANY, a[0], t, relative_lane(W, b, a[1]), 0, NULL);
     if (b == KC_B_SUBGROUP_BROADCAST) {
         int64_t k;
         if (kc_ir_const_value(lane, &k) && k >= 0) /* a constant lane is uniform: read it */

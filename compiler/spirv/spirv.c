@@ -305,6 +305,8 @@ static void declare_capabilities(spv *S)
         capability(S, SpvCapabilityGroupNonUniformArithmetic);
     if (S->need_sg_shuffle)
         capability(S, SpvCapabilityGroupNonUniformShuffle);
+    if (S->need_sg_relative)
+        capability(S, SpvCapabilityGroupNonUniformShuffleRelative);
     if (S->need_sg_ballot)
         capability(S, SpvCapabilityGroupNonUniformBallot);
     if (S->need_float_atomic) {

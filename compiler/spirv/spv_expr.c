@@ -188,7 +188,10 @@ static uint32_t unary(spv *S, const kc_ir_expr *e)
 static uint32_t binary(spv *S, const kc_ir_expr *e)
 {
     uint32_t a = spv_expr(S, e->a), b = spv_expr(S, e->b);
-    return spv_emit_op(S, op_for(e->op, e->a->type), spv_type(S, e->type), 2, (uint32_t[]){a, b});
+    uint32_t r = spv_emit_op(S, op_for(e->op, e->a->type), spv_type(S, e->type), 2, (uint32_t[]){a, b});
+    if (e->exact)
+        spv_decorate(S, r, SpvDecorationNoContraction, 0, NULL);
+    return r;
 }
 
 static uint32_t select_(spv *S, const kc_type *t, uint32_t c, uint32_t a, uint32_t b)
@@ -227,6 +230,26 @@ static uint32_t subgroup(spv *S, const kc_ir_expr *e, uint32_t *a)
     case KC_B_SUBGROUP_ADD: op = fl ? SpvOpGroupNonUniformFAdd : SpvOpGroupNonUniformIAdd; break;
     case KC_B_SUBGROUP_MIN: op = fl ? SpvOpGroupNonUniformFMin : sg ? SpvOpGroupNonUniformSMin : SpvOpGroupNonUniformUMin; break;
     case KC_B_SUBGROUP_MAX: op = fl ? SpvOpGroupNonUniformFMax : sg ? SpvOpGroupNonUniformSMax : SpvOpGroupNonUniformUMax; break;
+    case KC_B_SUBGROUP_INCLUSIVE_ADD:
+    case KC_B_SUBGROUP_EXCLUSIVE_ADD: {
+        S->need_sg_arith = true;
+        uint32_t how = e->builtin == KC_B_SUBGROUP_INCLUSIVE_ADD ? SpvGroupOperationInclusiveScan
+                                                                 : SpvGroupOperationExclusiveScan;
+        return spv_emit_op(S, fl ? SpvOpGroupNonUniformFAdd : SpvOpGroupNonUniformIAdd, rt, 3,
+                           (uint32_t[]){scope, how, a[0]});
+    }
+    case KC_B_SUBGROUP_SHUFFLE_UP:
+    case KC_B_SUBGROUP_SHUFFLE_DOWN: {
+        S->need_sg_relative = true;
+        uint32_t delta = spv_emit_op(S, SpvOpBitcast, spv_type_scalar(S, KC_S_UINT), 1, (uint32_t[]){a[1]});
+        op = e->builtin == KC_B_SUBGROUP_SHUFFLE_UP ? SpvOpGroupNonUniformShuffleUp : SpvOpGroupNonUniformShuffleDown;
+        return spv_emit_op(S, op, rt, 3, (uint32_t[]){scope, a[0], delta});
+    }
+    case KC_B_SUBGROUP_SHUFFLE_XOR: {
+        S->need_sg_shuffle = true;
+        uint32_t mask = spv_emit_op(S, SpvOpBitcast, spv_type_scalar(S, KC_S_UINT), 1, (uint32_t[]){a[1]});
+        return spv_emit_op(S, SpvOpGroupNonUniformShuffleXor, rt, 3, (uint32_t[]){scope, a[0], mask});
+    }
     default: {
         uint32_t lane = spv_emit_op(S, SpvOpBitcast, spv_type_scalar(S, KC_S_UINT), 1, (uint32_t[]){a[1]});
         int64_t k;
@@ -352,7 +375,14 @@ static uint32_t builtin(spv *S, const kc_ir_expr *e)
     case KC_B_SUBGROUP_MIN:
     case KC_B_SUBGROUP_MAX:
     case KC_B_SUBGROUP_SHUFFLE:
-    case KC_B_SUBGROUP_BROADCAST: return subgroup(S, e, a);
+    case KC_B_SUBGROUP_BROADCAST:
+    case KC_B_SUBGROUP_SHUFFLE_UP:
+    case KC_B_SUBGROUP_SHUFFLE_DOWN:
+    case KC_B_SUBGROUP_SHUFFLE_XOR:
+    case KC_B_SUBGROUP_INCLUSIVE_ADD:
+    case KC_B_SUBGROUP_EXCLUSIVE_ADD: return subgroup(S, e, a);
+    case KC_B_POPCOUNT: return spv_emit_op(S, SpvOpBitCount, rt, 1, a);
+    case KC_B_BITREVERSE: return spv_emit_op(S, SpvOpBitReverse, rt, 1, a);
     case KC_B_ROUND: return round_away(S, t, a[0]);
     case KC_B_COPYSIGN: return copysign_(S, t, a[0], a[1]);
     case KC_B_CDIV: return cdiv(S, t, a[0], a[1]);

@@ -57,7 +57,7 @@ typedef struct spv {
     bool failed;
     /* features used, which become capabilities */
     bool need_int64, need_float16, need_storage16, need_sg_basic, need_sg_arith, need_sg_shuffle,
-        need_sg_ballot, need_float_atomic;
+        need_sg_relative, need_sg_ballot, need_float_atomic;
     kc_spv_layout *layout;
 } spv;
 

@@ -83,6 +83,11 @@ void kc_barrier(void);
 #define kc_subgroup_max(x) (x)
 #define kc_subgroup_shuffle(x, lane) ((void)(lane), (x))
 #define kc_subgroup_broadcast(x, lane) ((void)(lane), (x))
+#define kc_subgroup_shuffle_up(x, delta) ((void)(delta), (x))
+#define kc_subgroup_shuffle_down(x, delta) ((void)(delta), (x))
+#define kc_subgroup_shuffle_xor(x, mask) ((void)(mask), (x))
+#define kc_subgroup_inclusive_add(x) (x)
+#define kc_subgroup_exclusive_add(x) ((x) - (x))
 #define kc_atomic_add(p, v) (*(p) += (v))
 #define kc_atomic_min(p, v) (*(p) = *(p) < (v) ? *(p) : (v))
 #define kc_atomic_max(p, v) (*(p) = *(p) > (v) ? *(p) : (v))
@@ -111,7 +116,9 @@ KC_MATH1(expf)
 KC_MATH1(exp2f)
 KC_MATH1(logf)
 KC_MATH1(log2f)
+KC_MATH1(log10f)
 KC_MATH2(powf)
+KC_MATH2(fmodf)
 KC_MATH1(sinf)
 KC_MATH1(cosf)
 KC_MATH1(tanf)
@@ -156,6 +163,14 @@ uint4 KC_OVL kc_as_uint(float4);
 int KC_OVL kc_as_int(float);
 int2 KC_OVL kc_as_int(float2);
 int4 KC_OVL kc_as_int(float4);
+int KC_OVL kc_popcount(int);
+uint KC_OVL kc_popcount(uint);
+int4 KC_OVL kc_popcount(int4);
+uint4 KC_OVL kc_popcount(uint4);
+int KC_OVL kc_bitreverse(int);
+uint KC_OVL kc_bitreverse(uint);
+int4 KC_OVL kc_bitreverse(int4);
+uint4 KC_OVL kc_bitreverse(uint4);
 float KC_OVL kc_as_float(uint);
 float KC_OVL kc_as_float(int);
 float2 KC_OVL kc_as_float(uint2);
@@ -163,4 +178,20 @@ float4 KC_OVL kc_as_float(uint4);
 uint kc_mul_hi(uint, uint);
 
 #endif /* __KC__ */
+
+/* ---- constants (kc and C alike): float literals, as C's are double ------ */
+
+#define M_E 2.71828183f
+#define M_LOG2E 1.44269504f
+#define M_LOG10E 0.434294482f
+#define M_LN2 0.693147181f
+#define M_LN10 2.30258509f
+#define M_PI 3.14159265f
+#define M_PI_2 1.57079633f
+#define M_PI_4 0.785398163f
+#define M_1_PI 0.318309886f
+#define M_2_PI 0.636619772f
+#define M_SQRT2 1.41421356f
+#define M_SQRT1_2 0.707106781f
+
 #endif /* KC_H */

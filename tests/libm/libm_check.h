@@ -54,7 +54,7 @@ static const libm_fn libm_fns[] = {
     {"logf", __kc_logf, log, 1.0},    {"log2f", __kc_log2f, log2, 1.0},
     {"sinf", __kc_sinf, sin, 1.0},    {"cosf", __kc_cosf, cos, 1.0},
     {"tanf", __kc_tanf, tan, 1.5},    {"tanhf", __kc_tanhf, tanh, 1.5},
-    {"erff", __kc_erff, erf, 1.5},
+    {"erff", __kc_erff, erf, 1.5},    {"log10f", __kc_log10f, log10, 1.0},
 };
 #define LIBM_NFNS ((int)(sizeof libm_fns / sizeof libm_fns[0]))
 

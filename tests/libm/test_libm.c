@@ -403,6 +403,13 @@ static void special_values(void **state)
         {"erff", -INFINITY, -1.0f},
         {"erff", 5.0f, 1.0f},
         {"erff", NAN, NAN},
+        {"log10f", 1.0f, 0.0f},
+        {"log10f", 1000.0f, 3.0f},
+        {"log10f", 1e-30f, -30.0f},
+        {"log10f", 0.0f, -INFINITY},
+        {"log10f", -1.0f, NAN},
+        {"log10f", INFINITY, INFINITY},
+        {"log10f", NAN, NAN},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const libm_fn *f = fn_named(cases[i].fn);
@@ -419,6 +426,35 @@ static void special_values(void **state)
     }
 }
 
+/* fmodf is exact, so it must equal glibc's bit for bit: random patterns
+ * (every exponent distance, subnormals, NaN, infinities), then the cases
+ * C99 F.9.7.1 names. */
+static void fmod_exact(void **state)
+{
+    (void)state;
+    uint32_t s = 0x2545f491u;
+    for (long i = 0; i < SAMPLE / 4; i++) {
+        float x = kc_as_float(libm_next(&s)), y = kc_as_float(libm_next(&s));
+        if (i % 3 == 1) /* near each other too, where most remainders are */
+            y = kc_as_float((kc_as_uint(x) & 0x80000000u) | ((kc_as_uint(y) & 0x7fffffffu) % 0x0c000000u +
+                                                             (kc_as_uint(x) & 0x7fffffffu) / 2));
+        float got = __kc_fmodf(x, y), want = fmodf(x, y);
+        if (!same_float(got, want))
+            fail_msg("fmodf(%a, %a) = %a, want %a", x, y, got, want);
+    }
+    static const float cases[][3] = {
+        {0.0f, 1.0f, 0.0f},         {-0.0f, 1.0f, -0.0f},   {5.5f, 2.0f, 1.5f},  {-5.5f, 2.0f, -1.5f},
+        {5.5f, -2.0f, 1.5f},        {1.0f, INFINITY, 1.0f}, {INFINITY, 1.0f, NAN}, {1.0f, 0.0f, NAN},
+        {1.0f, NAN, NAN},           {NAN, 1.0f, NAN},       {6.0f, 3.0f, 0.0f},  {-6.0f, 3.0f, -0.0f},
+        {0x1p127f, 0x1p-149f, 0.0f}, {0x1.fffffep127f, 3.0f, 0.0f}, {0x1.fffffep127f, 11.0f, 9.0f},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float got = __kc_fmodf(cases[i][0], cases[i][1]);
+        if (!same_float(got, cases[i][2]))
+            fail_msg("fmodf(%a, %a) = %a, want %a", cases[i][0], cases[i][1], got, cases[i][2]);
+    }
+}
+
 int main(void)
 {
 #ifdef LIBM_CONTRACT
@@ -427,7 +463,7 @@ int main(void)
         return KC_TEST_SKIP;
     }
 #endif
-    struct CMUnitTest tests[LIBM_NFNS + 10];
+    struct CMUnitTest tests[LIBM_NFNS + 11];
     int n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sqrt_every_float_in_1_4);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sqrt_every_subnormal);
@@ -443,5 +479,6 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(pow_sampled);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(pow_special_cases);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(special_values);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(fmod_exact);
     return _cmocka_run_group_tests("libm", tests, (size_t)n, NULL, NULL);
 }

@@ -39,7 +39,7 @@ static void entry_points(void **state)
 {
     (void)state;
     static const char *unary[] = {"sqrtf", "rsqrtf", "expf", "exp2f", "logf", "log2f",
-                                  "sinf",  "cosf",   "tanf", "tanhf", "erff"};
+                                  "sinf",  "cosf",   "tanf", "tanhf", "erff", "log10f"};
     const kc_type *f32 = kc_type_scalar(KC_S_FLOAT);
     assert_non_null(prog);
     for (size_t i = 0; i <= sizeof unary / sizeof unary[0]; i++) {

@@ -491,6 +491,121 @@ static void test_subgroups_every_variant(void **state)
         kcrt_buffer_free(bi);
 }
 
+/* ---- scans, relative shuffles, bits, log10f, fmodf -------------------------------------------------------
+ */
+
+/* A float ulp at v (2^-149 below 2^-126). */
+static double ulp_at(double v)
+{
+    int e;
+    frexp(v, &e);
+    return ldexp(1.0, (e - 1 < -126 ? -126 : e - 1) - 23);
+}
+
+typedef struct scan_case {
+    const int *x;
+    const float *f;
+    const int *out;
+    const float *fout;
+} scan_case;
+
+/* One subgroup of scans_bits' output: idx lists its lanes in lane order. */
+static void check_scan_subgroup(const scan_case *c, const int *idx, int cnt)
+{
+    int inc = 0, some = 0;
+    double finc = 0;
+    for (int j = 0; j < cnt; j++) {
+        const int *o = &c->out[10 * idx[j]];
+        int v = c->x[idx[j]];
+        int want[2] = {inc + v, inc};
+        rt_check_i32("subgroup scan", o, want, 2);
+        inc += v;
+        finc += c->f[idx[j]];
+        if (fabs(c->fout[4 * idx[j]] - finc) > 1e-5 * (j + 1))
+            fail_msg("float inclusive scan at lane %d: %g, expected %g", j, c->fout[4 * idx[j]], finc);
+        if (j >= 1 && o[2] != c->x[idx[j - 1]])
+            fail_msg("shuffle_up at lane %d: %d, expected %d", j, o[2], c->x[idx[j - 1]]);
+        if (j + 2 < cnt && o[3] != c->x[idx[j + 2]])
+            fail_msg("shuffle_down at lane %d: %d, expected %d", j, o[3], c->x[idx[j + 2]]);
+        if ((j ^ 1) < cnt && o[4] != c->x[idx[j ^ 1]])
+            fail_msg("shuffle_xor 1 at lane %d: %d, expected %d", j, o[4], c->x[idx[j ^ 1]]);
+        if ((j ^ 3) < cnt && o[5] != c->x[idx[j ^ 3]])
+            fail_msg("shuffle_xor 3 at lane %d: %d, expected %d", j, o[5], c->x[idx[j ^ 3]]);
+        int want_some[2] = {-7, -7};
+        if (j % 3 != 0)
+            want_some[0] = some + v, want_some[1] = some, some += v;
+        rt_check_i32("scan over the active lanes", o + 6, want_some, 2);
+        if (o[9] != __builtin_popcount((unsigned)v))
+            fail_msg("kc_popcount(%d) = %d", v, o[9]);
+    }
+}
+
+static void test_scans_and_bits_every_variant(void **state)
+{
+    (void)state;
+    const char *v[MAXV];
+    int nv = rt_variants("scans_bits", v, MAXV), n = 384;
+    assert_int_equal(3, nv);
+    rt_rng r = {29};
+    int *x = malloc(4 * (size_t)n);
+    float *f = malloc(4 * (size_t)n), *p = malloc(4 * (size_t)n), *q = malloc(4 * (size_t)n);
+    uint32_t *u = malloc(4 * (size_t)n);
+    rt_fill_i32(x, (size_t)n, &r, -100000, 100000);
+    rt_fill_f32(f, (size_t)n, &r, -1, 1);
+    for (int i = 0; i < n; i++) {
+        u[i] = (uint32_t)rt_next(&r);
+        p[i] = ldexpf(rt_uniform(&r, 1, 2), rt_int(&r, -140, 120)); /* subnormal to huge */
+        q[i] = ldexpf(rt_uniform(&r, 1, 2), rt_int(&r, -149, 20)) * (i % 2 ? 1 : -1);
+    }
+    kcrt_buffer *bx = rt_buf_from(x, 4 * (size_t)n), *bf = rt_buf_from(f, 4 * (size_t)n),
+                *bu = rt_buf_from(u, 4 * (size_t)n), *bp = rt_buf_from(p, 4 * (size_t)n),
+                *bq = rt_buf_from(q, 4 * (size_t)n);
+    kcrt_buffer *bo = rt_buf(40 * (size_t)n), *bfo = rt_buf(16 * (size_t)n), *buo = rt_buf(8 * (size_t)n);
+    for (int vi = 0; vi < nv; vi++) {
+        rt_poison(bo, RT_BEEF), rt_poison(bfo, RT_NAN), rt_poison(buo, RT_BEEF);
+        kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bx), KCRT_BUF(bf),  KCRT_BUF(bu),
+                           KCRT_BUF(bp), KCRT_BUF(bq), KCRT_BUF(bo), KCRT_BUF(bfo), KCRT_BUF(buo)};
+        ASSERT_OK(kcrt_launch(rt_variant("scans_bits", v[vi]), args, 9));
+        int *out = rt_read(bo);
+        float *fout = rt_read(bfo);
+        uint32_t *uout = rt_read(buo);
+        int size = (int)kcrt_device_info_get(rt_ctx)->subgroup_size, wg = 32 << vi;
+        scan_case c = {x, f, out, fout};
+        for (int g = 0; g < n / wg; g++)
+            for (int sg = 0; sg * size < wg; sg++) {
+                int idx[128], cnt = 0;
+                for (int l = 0; l < size; l++)
+                    for (int i = g * wg; i < (g + 1) * wg; i++)
+                        if (out[10 * i + 8] == sg * 1000 + l)
+                            idx[cnt++] = i;
+                assert_int_equal(size < wg ? size : wg, cnt);
+                check_scan_subgroup(&c, idx, cnt);
+            }
+        for (int i = 0; i < n; i++) {
+            uint32_t rev = 0;
+            for (int b = 0; b < 32; b++)
+                rev |= (u[i] >> b & 1u) << (31 - b);
+            uint32_t counts = (uint32_t)__builtin_popcount(u[i]) + ((uint32_t)__builtin_popcount(~u[i]) << 8);
+            if (uout[2 * i] != rev || uout[2 * i + 1] != counts)
+                fail_msg("bits of 0x%08x: reversed 0x%08x (0x%08x), counts 0x%x (0x%x)", u[i], uout[2 * i], rev,
+                         uout[2 * i + 1], counts);
+            double l = log10((double)p[i]);
+            if (fabs(fout[4 * i + 1] - l) > ulp_at(l))
+                fail_msg("log10f(%a) = %a, expected %a", p[i], fout[4 * i + 1], l);
+            float m1 = fmodf(p[i], q[i]), m2 = fmodf(-p[i] * 1e6f, q[i]);
+            bool same1 = !memcmp(&fout[4 * i + 2], &m1, 4) || (isnan(m1) && isnan(fout[4 * i + 2]));
+            bool same2 = !memcmp(&fout[4 * i + 3], &m2, 4) || (isnan(m2) && isnan(fout[4 * i + 3]));
+            if (!same1 || !same2) /* exact, bit for bit (a NaN's sign is unspecified) */
+                fail_msg("fmodf(%a, %a) = %a (%a), fmodf(%a, %a) = %a (%a)", p[i], q[i], fout[4 * i + 2], m1,
+                         -p[i] * 1e6f, q[i], fout[4 * i + 3], m2);
+        }
+        free(out), free(fout), free(uout);
+    }
+    free(x), free(f), free(p), free(q), free(u);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bf), kcrt_buffer_free(bu), kcrt_buffer_free(bp),
+        kcrt_buffer_free(bq), kcrt_buffer_free(bo), kcrt_buffer_free(bfo), kcrt_buffer_free(buo);
+}
+
 /* ---- kc_fast_* -------------------------------------------------------------------------------------------
  */
 
@@ -721,6 +836,7 @@ int main(void)
         cmocka_unit_test_teardown(test_atomics_every_variant, rt_teardown),
         cmocka_unit_test_teardown(test_float_atomics_in_shared_memory, rt_teardown),
         cmocka_unit_test_teardown(test_subgroups_every_variant, rt_teardown),
+        cmocka_unit_test_teardown(test_scans_and_bits_every_variant, rt_teardown),
         cmocka_unit_test_teardown(test_fast_math, rt_teardown),
         cmocka_unit_test_teardown(test_conversions, rt_teardown),
         cmocka_unit_test_teardown(test_multidimensional_buffers, rt_teardown),

@@ -205,6 +205,22 @@ static void capabilities_only_when_used(void **state)
     free_compiled(&c);
 }
 
+/* Only the math library's float arithmetic carries NoContraction: one
+ * kernel with logf has some, the user's multiply-add in it has none. */
+static void library_arithmetic_is_exact(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/spirv/kernels/exact_libm.kc", 3);
+    ASSERT_CONTAINS(c.text, "OpCapability GroupNonUniformShuffleRelative");
+    ASSERT_CONTAINS(c.text, "OpGroupNonUniformShuffleUp");
+    int exact = count(c.text, "NoContraction");
+    int arith = count(c.text, "= OpFAdd ") + count(c.text, "= OpFSub ") + count(c.text, "= OpFMul ");
+    assert_true(exact >= 20);
+    assert_int_equal(3, arith - exact); /* the kernel's own v * up + 3 + ... */
+    free_compiled(&c);
+}
+
 static void scalars_spill_past_the_limit(void **state)
 {
     (void)state;
@@ -271,6 +287,7 @@ int main(void)
         cmocka_unit_test(every_kernel_validates),
         cmocka_unit_test(every_checked_kernel_validates),
         cmocka_unit_test(capabilities_only_when_used),
+        cmocka_unit_test(library_arithmetic_is_exact),
         cmocka_unit_test(scalars_spill_past_the_limit),
         cmocka_unit_test(interface_lists_follow_the_version),
         cmocka_unit_test(validator_catches_a_broken_module),
