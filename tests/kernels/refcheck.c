@@ -146,6 +146,20 @@ static int interp1d(run *r)
     return 0;
 }
 
+static int stft(run *r)
+{
+    int batch = iparam(r, "batch"), len = iparam(r, "len"), nfft = iparam(r, "nfft"), frames = iparam(r, "frames"),
+        nbins = iparam(r, "nbins"), width = iparam(r, "width");
+    const float *x = input(r, "x", (long)batch * len), *w = input(r, "window", nfft);
+    long n = (long)batch * nbins * frames * width;
+    float *y = zeros(n);
+    kc_ref_stft(batch, len, nfft, iparam(r, "hop"), frames, nbins, iparam(r, "pad_mode"), iparam(r, "center"), width,
+                iparam(r, "power"), x, w, y, NULL);
+    output(r, y, n);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -227,6 +241,7 @@ static const struct {
     {"elementwise", elementwise},
     {"pad1d", pad1d},
     {"interp1d", interp1d},
+    {"stft", stft},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -191,6 +191,29 @@ def cases(rng):
             params = dict(rows=rows, t_in=t_in, t_out=t_out, mode=mode, align_corners=align, scale=float(scale))
             yield "interp1d", params, dict(x=x), want
 
+    # stft: numpy's pad (reflect/edge/constant) and rfft, the definitions
+    # torch.stft is documented by (center pads n_fft // 2 each side)
+    modes = {0: "constant", 1: "reflect", 2: "edge"}
+    for batch, length, nfft, hop, center, pad_mode in ((1, 50, 16, 4, 1, 1), (2, 97, 12, 5, 1, 0), (1, 300, 105, 31, 1, 2),
+                                                        (1, 401, 400, 160, 0, 1), (2, 1000, 64, 7, 1, 1)):
+        x = f32(rng, batch, length)
+        w = f32(rng, nfft)
+        half = nfft // 2 if center else 0
+        xp = np.pad(x.astype(np.float64), ((0, 0), (half, half)), mode=modes[pad_mode])
+        frames = 1 + (xp.shape[1] - nfft) // hop
+        idx = np.arange(frames)[:, None] * hop + np.arange(nfft)[None, :]
+        spec = np.fft.rfft(xp[:, idx] * w.astype(np.float64), axis=-1)  # batch x frames x bins
+        spec = np.transpose(spec, (0, 2, 1))  # batch x bins x frames, as torch
+        nbins = spec.shape[1]
+        for width, power in ((2, 0), (1, 1), (1, 2)):
+            if width == 2:
+                want = np.stack([spec.real, spec.imag], axis=-1)
+            else:
+                want = np.abs(spec) ** power
+            params = dict(batch=batch, len=length, nfft=nfft, hop=hop, frames=frames, nbins=nbins,
+                          pad_mode=pad_mode, center=center, width=width, power=power)
+            yield "stft", params, dict(x=x, window=w), want
+
     for n in (1, 13, 1029):
         for op in range(12):  # 11: any other op, a copy
             x, z = f32(rng, n, scale=4.0), f32(rng, n)

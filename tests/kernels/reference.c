@@ -97,6 +97,56 @@ void kc_ref_interp1d(int rows, int t_in, int t_out, int mode, int align_corners,
         }
 }
 
+/* torch's padding of a frame past the signal's ends */
+static float ref_stft_sample(const float *x, int len, long p, int pad_mode)
+{
+    if (p >= 0 && p < len)
+        return x[p];
+    if (pad_mode == 0)
+        return 0;
+    if (pad_mode == 2)
+        return x[p < 0 ? 0 : len - 1];
+    long period = 2L * (len - 1);
+    if (period == 0)
+        return x[0];
+    p %= period;
+    p = p < 0 ? p + period : p;
+    return x[p >= len ? period - p : p];
+}
+
+void kc_ref_stft(int batch, int len, int nfft, int hop, int frames, int nbins, int pad_mode, int center, int width,
+                 int power, const float *x, const float *window, float *out, double *mag)
+{
+    double *c = malloc(sizeof(double) * (size_t)nfft), *s = malloc(sizeof(double) * (size_t)nfft),
+           *v = malloc(sizeof(double) * (size_t)nfft);
+    for (int k = 0; k < nfft; k++)
+        c[k] = cos(2 * M_PI * k / nfft), s[k] = -sin(2 * M_PI * k / nfft);
+    for (int b = 0; b < batch; b++)
+        for (int t = 0; t < frames; t++) {
+            long start = (long)t * hop - (center ? nfft / 2 : 0);
+            double sum = 0;
+            for (int i = 0; i < nfft; i++) {
+                v[i] = (double)ref_stft_sample(x + (long)b * len, len, start + i, pad_mode) * window[i];
+                sum += fabs(v[i]);
+            }
+            if (mag)
+                mag[(long)b * frames + t] = sum;
+            for (int f = 0; f < nbins; f++) {
+                double re = 0, im = 0;
+                for (int i = 0; i < nfft; i++) {
+                    int k = (int)((long)f * i % nfft);
+                    re += v[i] * c[k], im += v[i] * s[k];
+                }
+                float *o = out + (((long)b * nbins + f) * frames + t) * width;
+                if (width == 2)
+                    o[0] = (float)re, o[1] = (float)im;
+                else
+                    o[0] = (float)(power == 2 ? re * re + im * im : sqrt(re * re + im * im));
+            }
+        }
+    free(c), free(s), free(v);
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

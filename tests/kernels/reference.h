@@ -38,6 +38,15 @@ void kc_ref_pad1d(int rows, int t_in, int left, int right, int mode, float value
 void kc_ref_interp1d(int rows, int t_in, int t_out, int mode, int align_corners, float scale, const float *x,
                      float *y);
 
+/* stft.kc: frames of batch signals (len samples each), extended by
+ * pad_mode (0 zeros, 1 reflect, 2 replicate) and centred when center,
+ * times window (nfft), transformed by a plain DFT in double; bins
+ * 0..nbins-1 as [batch][bin][frame] x width (2: re, im; 1: |X| or |X|^2
+ * by power). mag (may be NULL) gets each frame's sum |x w|, [batch][frame]:
+ * the scale of its rounding errors. */
+void kc_ref_stft(int batch, int len, int nfft, int hop, int frames, int nbins, int pad_mode, int center, int width,
+                 int power, const float *x, const float *window, float *out, double *mag);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

@@ -562,6 +562,77 @@ static void test_interp1d(void **state)
     kd_report("interp1d", nv, kd_info("interp1d")->tolerance);
 }
 
+/* ---- stft ------------------------------------------------------------------------------------ */
+
+typedef struct stft_shape {
+    int batch, len, nfft, hop, pad_mode, center, width, power;
+} stft_shape;
+
+/* A Stockham FFT's output is a sum of nfft products through log2(nfft)
+ * rounded stages, each with a rounded twiddle: every part within
+ * gamma(4 log2 N + 8) of the frame's sum |x w| (loose: it holds for any
+ * radix and order). |X| inherits that times sqrt 2; |X|^2 is 2 |X| as
+ * large plus its square. */
+static void stft_case(rt_rng *r, stft_shape sh, const char *const *v, int nv)
+{
+    int nfft = sh.nfft, half = sh.center ? nfft / 2 : 0;
+    int frames = 1 + (sh.len + 2 * half - nfft) / sh.hop, nbins = nfft / 2 + 1;
+    size_t n = (size_t)sh.batch * nbins * frames * sh.width;
+    float *x = kd_normal(r, (size_t)sh.batch * sh.len, 0, 1), *w = kd_uniform(r, (size_t)nfft, 0.1f, 1.0f);
+    float *tw = kd_alloc(2 * (size_t)nfft), *want = kd_alloc(n);
+    for (int k = 0; k < nfft; k++)
+        tw[2 * k] = (float)cos(2 * M_PI * k / nfft), tw[2 * k + 1] = (float)-sin(2 * M_PI * k / nfft);
+    double *mag = kd_bounds((size_t)sh.batch * frames), *bound = kd_bounds(n);
+    kc_ref_stft(sh.batch, sh.len, nfft, sh.hop, frames, nbins, sh.pad_mode, sh.center, sh.width, sh.power, x, w,
+                want, mag);
+    double g = gamma_n(4 * ceil(log2(nfft)) + 8);
+    for (int b = 0; b < sh.batch; b++)
+        for (int f = 0; f < nbins; f++)
+            for (int t = 0; t < frames; t++) {
+                size_t o = (((size_t)b * nbins + f) * frames + t) * sh.width;
+                double e = g * mag[(size_t)b * frames + t];
+                if (sh.width == 2)
+                    bound[o] = bound[o + 1] = e;
+                else
+                    bound[o] = sh.power == 2 ? 2 * sqrt(want[o]) * 1.5 * e + 2 * e * e : 1.5 * e;
+            }
+    kcrt_buffer *bx = kd_in(x, (size_t)sh.batch * sh.len, false), *bw = kd_in(w, (size_t)nfft, false),
+                *bt = kd_in(tw, 2 * (size_t)nfft, false), *by = kd_out(n);
+    kd_case c = {.kernel = "stft", .nargs = 14, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("stft")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "batch=%d len=%d nfft=%d hop=%d pad_mode=%d center=%d width=%d power=%d",
+             sh.batch, sh.len, nfft, sh.hop, sh.pad_mode, sh.center, sh.width, sh.power);
+    kcrt_arg args[] = {KCRT_I32(sh.batch),  KCRT_I32(sh.len),    KCRT_I32(nfft),     KCRT_I32(sh.hop),
+                       KCRT_I32(frames),    KCRT_I32(nbins),     KCRT_I32(sh.pad_mode), KCRT_I32(sh.center),
+                       KCRT_I32(sh.width),  KCRT_I32(sh.power),  KCRT_BUF(bx),       KCRT_BUF(bw),
+                       KCRT_BUF(bt),        KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bw), kcrt_buffer_free(bt), kcrt_buffer_free(by);
+    free(x), free(w), free(tw), free(want), free(mag), free(bound);
+}
+
+static void test_stft(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xff7);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("stft", v);
+    kd_begin();
+    /* every radix (4 2 3 5 7 and their mixes), sizes 1 and 2, a signal
+     * shorter than a frame (reflected many times), every padding and
+     * output form, batch > 1, the largest transform */
+    static const stft_shape shapes[] = {
+        {1, 9, 1, 1, 1, 1, 2, 0},      {1, 5, 2, 1, 1, 1, 1, 2},      {2, 97, 12, 5, 0, 1, 2, 0},
+        {1, 300, 105, 31, 2, 1, 1, 1}, {1, 50, 16, 4, 1, 1, 1, 2},    {3, 401, 400, 160, 1, 0, 2, 0},
+        {1, 1000, 49, 17, 1, 1, 1, 1}, {2, 3000, 1024, 256, 1, 1, 1, 2}, {1, 5000, 2048, 1001, 0, 1, 2, 0},
+        {1, 7, 60, 3, 1, 1, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        stft_case(&r, shapes[i], v, nv);
+    kd_report("stft", nv, kd_info("stft")->tolerance);
+}
+
 /* ---- gemm ------------------------------------------------------------------------------------ */
 
 /* C = act(A B + bias). The pre-activation sum of K products and a bias is
@@ -1052,7 +1123,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1068,6 +1139,11 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
+            else if (!strcmp(kernels[k], "stft"))
+                stft_case(&r,
+                          (stft_shape){I("batch", 1), I("len", 0), I("nfft", 0), I("hop", 1), I("pad_mode", 1),
+                                       I("center", 1), I("width", 1), I("power", 2)},
+                          v, nv);
             else if (!strcmp(kernels[k], "pad1d"))
                 pad1d_case(&r, I("rows", 1), I("t_in", 0), I("left", 0), I("right", 0), I("mode", 0), v, nv);
             else if (!strcmp(kernels[k], "gemm"))
@@ -1102,7 +1178,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1166,6 +1242,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_elementwise, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_pad1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
