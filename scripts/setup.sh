@@ -16,6 +16,7 @@ packages=(
   stress-ng                                        # bench/noise.sh loads the machine
   python3-venv python3-pip python3-pytest          # the kcrt Python package: pip install, its tests
   python3-torch                                    # PyTorch: the reference for ops, DLPack round trips
+  python3-torchaudio python3-aubio espeak-ng       # audio references: spectrograms, resampling; yin; spoken test audio
 )
 
 missing=()

@@ -20,7 +20,8 @@ import numpy as np
 from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
-           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm"]
+           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
+           "melscale_fbanks"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -398,6 +399,134 @@ class Ops:
                 y.buffer.write(ys.numpy(), offset=4 * r0 * t_out)
         return y
 
+    # ---- audio front end (kernels/stft.kc, gemm.kc) -----------------------------------------------------
+
+    def spectrogram(self, waveform, pad=0, window=None, n_fft=400, hop_length=None, win_length=None, power=2.0,
+                    normalized=False, center=True, pad_mode="reflect", onesided=True, return_complex=None):
+        """torchaudio.functional.spectrogram (its positional order; defaults
+        as torchaudio.transforms.Spectrogram): (..., time) -> (..., freq,
+        frames). power=None gives the complex STFT as a float tensor with a
+        last dimension of 2 (re, im), as torch.view_as_real would."""
+        op = "spectrogram"
+        x = self._tensor(op, "waveform", waveform)
+        if not x.shape:
+            _fail(op, "expected a waveform of shape (..., time), got a 0-D tensor")
+        n_fft = _positive(op, "n_fft", n_fft)
+        win_length = n_fft if win_length is None else _positive(op, "win_length", win_length)
+        hop_length = win_length // 2 if hop_length is None else _positive(op, "hop_length", hop_length)
+        if hop_length < 1:
+            _fail(op, "expected hop_length > 0, but got hop_length=%d" % hop_length)
+        if win_length > n_fft:
+            _fail(op, "expected 0 < win_length <= n_fft, but got win_length=%d" % win_length)
+        if n_fft > _STFT_NMAX or not _stft_size_ok(n_fft):
+            _fail(op, "n_fft=%d: the shipped stft kernel takes sizes up to %d made of the factors 2, 3, 5 and 7 "
+                  "(a mixed-radix FFT)" % (n_fft, _STFT_NMAX))
+        if power is not None and float(power) not in (1.0, 2.0):
+            _fail(op, "power=%r: the shipped kernel gives magnitudes (1.0), power (2.0) or the complex STFT "
+                  "(None)" % (power,))
+        if pad_mode not in ("reflect", "constant", "replicate"):
+            _fail(op, "pad_mode=%r: expected 'reflect', 'constant' or 'replicate'" % (pad_mode,))
+        w = self._window(op, window, win_length, n_fft, normalized)
+        if pad:
+            x = self.pad(x, (int(pad), int(pad)), "constant")
+        length = x.shape[-1]
+        half = n_fft // 2 if center else 0
+        if center and pad_mode == "reflect" and half >= length:
+            _fail(op, "Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                  "padding (%d, %d) at dimension %d of input %s" % (half, half, len(x.shape), [1, 1, length]))
+        if length + 2 * half < n_fft:
+            _fail(op, "Input is too short: %d samples%s, n_fft %d" % (length, " after centring" if center else "",
+                                                                      n_fft))
+        batch = x.size // length
+        frames = 1 + (length + 2 * half - n_fft) // hop_length
+        nbins = n_fft // 2 + 1 if onesided in (None, True) else n_fft
+        width = 2 if power is None else 1
+        lead = tuple(x.shape[:-1])
+        shape = lead + (nbins, frames) + ((2,) if width == 2 else ())
+        y = Tensor(self.ctx.buffer(_bytes(batch * nbins * frames * width)), shape, np.float32)
+        self._kernel(op, "stft").launch(batch, length, n_fft, hop_length, frames, nbins,
+                                        {"constant": 0, "reflect": 1, "replicate": 2}[pad_mode], int(bool(center)),
+                                        width, 0 if power is None else int(power), x, w, self._twiddles(n_fft), y)
+        return y
+
+    def mel_spectrogram(self, waveform, sample_rate=16000, n_fft=400, win_length=None, hop_length=None, f_min=0.0,
+                        f_max=None, pad=0, n_mels=128, window=None, power=2.0, normalized=False, center=True,
+                        pad_mode="reflect", onesided=None, norm=None, mel_scale="htk"):
+        """torchaudio.transforms.MelSpectrogram(...)(waveform) in one call:
+        the spectrogram, then torchaudio's triangular filterbank
+        (melscale_fbanks: htk or slaney scale, norm None or 'slaney')
+        applied with the gemm kernel. (..., time) -> (..., n_mels, frames)."""
+        op = "mel_spectrogram"
+        if power is None:
+            _fail(op, "power=None: a mel spectrogram needs magnitudes or power (1.0 or 2.0)")
+        if mel_scale not in ("htk", "slaney"):
+            _fail(op, 'mel_scale should be one of "htk" or "slaney".')
+        if norm not in (None, "slaney"):
+            _fail(op, 'norm must be one of None or "slaney"')
+        f_max = float(f_max) if f_max is not None else float(sample_rate // 2)
+        if f_min > f_max:
+            _fail(op, "Require f_min: %s <= f_max: %s" % (f_min, f_max))
+        spec = self.spectrogram(waveform, pad, window, n_fft, hop_length, win_length, power, normalized, center,
+                                pad_mode, onesided if onesided is not None else True)
+        nbins, frames = spec.shape[-2], spec.shape[-1]
+        fb_t = self._melbank(n_fft // 2 + 1 if onesided in (None, True) else n_fft, float(f_min), f_max,
+                             int(n_mels), int(sample_rate), norm, mel_scale)
+        if nbins != fb_t.shape[1]:
+            _fail(op, "onesided=False: the mel filterbank covers the one-sided bins only")
+        lead = tuple(spec.shape[:-2])
+        gemm = self._kernel(op, "gemm")
+        zeros = self._zeros(frames)
+        outs = []
+        for s in self._rows(spec, 2):  # (n_mels x F) (F x frames) per item
+            y = Tensor(self.ctx.buffer(_bytes(n_mels * frames)), (n_mels, frames), np.float32)
+            gemm.launch(n_mels, frames, nbins, False, 0, 0.0, fb_t, s, zeros, y)
+            outs.append(y)
+        return self._stack(outs, lead + (n_mels, frames))
+
+    def _window(self, op, window, win_length, n_fft, normalized):
+        """The window as the kernel takes it: n_fft long with a shorter one
+        centred (torch.stft), any normalisation folded in."""
+        if window is None:
+            n = np.arange(win_length, dtype=np.float64)
+            w = 0.5 - 0.5 * np.cos(2 * np.pi * n / win_length)  # torch.hann_window (periodic)
+            if win_length == 1:
+                w = np.ones(1)  # as torch's: a window of one sample is [1]
+        else:
+            w = window.numpy() if isinstance(window, Tensor) else np.asarray(window)
+            if w.dtype != np.float32:
+                _fail(op, "expected scalar type Float but found %s for argument 'window'" % _torch_name(w.dtype))
+            if w.shape != (win_length,):
+                _fail(op, "expected a 1D window tensor of size equal to win_length=%d, but got window with size %s"
+                      % (win_length, list(w.shape)))
+            w = w.astype(np.float64)
+        if normalized is True or normalized == "window":
+            w = w / np.sqrt(np.sum(w * w))
+        elif normalized == "frame_length":
+            w = w / np.sqrt(n_fft)
+        elif normalized not in (False, None):
+            _fail(op, "normalized must be a bool, 'window' or 'frame_length', not %r" % (normalized,))
+        full = np.zeros(n_fft, np.float64)
+        left = (n_fft - win_length) // 2
+        full[left:left + win_length] = w
+        return self.ctx.tensor(full.astype(np.float32))
+
+    def _twiddles(self, n):
+        key = ("tw", n)
+        if key not in self._kernels:  # exp(-2 pi i k / n), computed in double, rounded once
+            k = np.arange(n, dtype=np.float64)
+            tw = np.stack([np.cos(2 * np.pi * k / n), -np.sin(2 * np.pi * k / n)], axis=-1)
+            self._kernels[key] = self.ctx.tensor(tw.astype(np.float32).reshape(-1))
+        return self._kernels[key]
+
+    def _melbank(self, n_freqs, f_min, f_max, n_mels, sample_rate, norm, mel_scale):
+        """torchaudio.functional.melscale_fbanks, transposed (n_mels x
+        n_freqs) for the gemm, on the device; its formulas transcribed."""
+        key = ("mel", n_freqs, f_min, f_max, n_mels, sample_rate, norm, mel_scale)
+        if key not in self._kernels:
+            fb = melscale_fbanks(n_freqs, f_min, f_max, n_mels, sample_rate, norm, mel_scale)
+            self._kernels[key] = self.ctx.tensor(np.ascontiguousarray(fb.T))
+        return self._kernels[key]
+
     # ---- helpers ----------------------------------------------------------------------------------------
 
     def _bias(self, op, bias, n):
@@ -421,6 +550,55 @@ class Ops:
             return Tensor(outs[0].buffer, shape, np.float32)
         self.ctx.finish()
         return self.ctx.tensor(np.stack([o.numpy() for o in outs]).reshape(shape))
+
+
+_STFT_NMAX = 2048  # kernels/stft.kc's shared transform buffer
+
+
+def _stft_size_ok(n):
+    for p in (2, 3, 5, 7):
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
+def _positive(op, name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
+        _fail(op, "%s must be a positive integer, not %r" % (name, v))
+    return int(v)
+
+
+def _hz_to_mel(f, scale):
+    if scale == "htk":
+        return 2595.0 * np.log10(1.0 + f / 700.0)
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+    f = np.asarray(f, np.float64)
+    return np.where(f >= min_log_hz, min_log_mel + np.log(np.maximum(f, 1e-10) / min_log_hz) / logstep, f / f_sp)
+
+
+def _mel_to_hz(m, scale):
+    if scale == "htk":
+        return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+    return np.where(m >= min_log_mel, min_log_hz * np.exp(logstep * (m - min_log_mel)), f_sp * m)
+
+
+def melscale_fbanks(n_freqs, f_min, f_max, n_mels, sample_rate, norm=None, mel_scale="htk"):
+    """torchaudio.functional.melscale_fbanks (n_freqs x n_mels, float32):
+    triangles between mel-spaced points, in float64 then rounded."""
+    all_freqs = np.linspace(0, sample_rate // 2, n_freqs)
+    m_pts = np.linspace(_hz_to_mel(f_min, mel_scale), _hz_to_mel(f_max, mel_scale), n_mels + 2)
+    f_pts = _mel_to_hz(m_pts, mel_scale)
+    f_diff = f_pts[1:] - f_pts[:-1]
+    slopes = f_pts[None, :] - all_freqs[:, None]
+    down = -slopes[:, :-2] / f_diff[:-1]
+    up = slopes[:, 2:] / f_diff[1:]
+    fb = np.maximum(0.0, np.minimum(down, up))
+    if norm == "slaney":
+        fb *= (2.0 / (f_pts[2:n_mels + 2] - f_pts[:n_mels]))[None, :]
+    return fb.astype(np.float32)
 
 
 def _torch_name(dtype):
@@ -562,3 +740,11 @@ def log_softmax(*args, **kwargs):
 
 def group_norm(*args, **kwargs):
     return default_ops().group_norm(*args, **kwargs)
+
+
+def spectrogram(*args, **kwargs):
+    return default_ops().spectrogram(*args, **kwargs)
+
+
+def mel_spectrogram(*args, **kwargs):
+    return default_ops().mel_spectrogram(*args, **kwargs)
