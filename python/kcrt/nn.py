@@ -21,7 +21,7 @@ from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
-           "melscale_fbanks"]
+           "melscale_fbanks", "scaled_dot_product_attention"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -399,6 +399,62 @@ class Ops:
                 y.buffer.write(ys.numpy(), offset=4 * r0 * t_out)
         return y
 
+    # ---- attention (kernels/attention.kc) ----------------------------------------------------------------
+
+    def scaled_dot_product_attention(self, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                     scale=None):
+        """torch.nn.functional.scaled_dot_product_attention (PyTorch 2.1's
+        signature) for inference: (..., L, E), (..., S, E), (..., S, Ev) ->
+        (..., L, Ev), one pass, the L x S scores never stored."""
+        op = "scaled_dot_product_attention"
+        q = self._tensor(op, "query", query)
+        k = self._tensor(op, "key", key)
+        v = self._tensor(op, "value", value)
+        if min(len(q.shape), len(k.shape), len(v.shape)) < 2:
+            _fail(op, "expected query, key and value with at least 2 dimensions (..., L, E)")
+        lead = tuple(q.shape[:-2])
+        if tuple(k.shape[:-2]) != lead or tuple(v.shape[:-2]) != lead:
+            _fail(op, "query %s, key %s and value %s must have the same batch dimensions (broadcasting them is "
+                  "not done yet)" % (list(q.shape), list(k.shape), list(v.shape)))
+        lq, d = q.shape[-2], q.shape[-1]
+        lk, dv = k.shape[-2], v.shape[-1]
+        if k.shape[-1] != d:
+            _fail(op, "query and key must have the same embedding size, got %d and %d" % (d, k.shape[-1]))
+        if v.shape[-2] != lk:
+            _fail(op, "key and value must have the same sequence length, got %d and %d" % (lk, v.shape[-2]))
+        if not 1 <= d <= 128 or not 1 <= dv <= 128:
+            _fail(op, "head sizes up to 128 only (the shipped kernel keeps a row in registers): E=%d, Ev=%d" % (d, dv))
+        if dropout_p:
+            _fail(op, "dropout_p=%r: kcrt.nn runs inference; dropout is not applied" % (dropout_p,))
+        if is_causal and attn_mask is not None:
+            _fail(op, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+        bh = int(np.prod(lead, dtype=np.int64))
+        mode, mask = 0, self._zeros(1)
+        if attn_mask is not None:
+            m = attn_mask.numpy() if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
+            if m.dtype == np.bool_:
+                m = np.where(m, np.float32(0), np.float32(-np.inf))
+            elif m.dtype != np.float32:
+                _fail(op, "Expected attn_mask dtype to be bool or float32 (the query's), but got %s"
+                      % _torch_name(m.dtype))
+            try:
+                full = np.broadcast_shapes(m.shape, lead + (lq, lk))
+            except ValueError:
+                full = None
+            if full != lead + (lq, lk):
+                _fail(op, "attn_mask of shape %s does not broadcast to %s" % (list(m.shape), list(lead + (lq, lk))))
+            if all(s == 1 for s in m.shape[:-2]):
+                mode, mask = 1, self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(m.reshape(m.shape[-2:]),
+                                                                                      (lq, lk))))
+            else:
+                mode, mask = 2, self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(m, lead + (lq, lk))))
+        scale = 1.0 / np.sqrt(d) if scale is None else float(scale)
+        y = Tensor(self.ctx.buffer(_bytes(bh * lq * dv)), lead + (lq, dv), np.float32)
+        if bh and lq:
+            self._kernel(op, "attention").launch(bh, lq, lk, d, dv, float(np.float32(scale)), mode,
+                                                 int(bool(is_causal)), q, k, v, mask, y)
+        return y
+
     # ---- audio front end (kernels/stft.kc, gemm.kc) -----------------------------------------------------
 
     def spectrogram(self, waveform, pad=0, window=None, n_fft=400, hop_length=None, win_length=None, power=2.0,
@@ -748,3 +804,7 @@ def spectrogram(*args, **kwargs):
 
 def mel_spectrogram(*args, **kwargs):
     return default_ops().mel_spectrogram(*args, **kwargs)
+
+
+def scaled_dot_product_attention(*args, **kwargs):
+    return default_ops().scaled_dot_product_attention(*args, **kwargs)

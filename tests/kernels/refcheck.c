@@ -160,6 +160,22 @@ static int stft(run *r)
     return 0;
 }
 
+static int attention(run *r)
+{
+    int bh = iparam(r, "bh"), lq = iparam(r, "lq"), lk = iparam(r, "lk"), d = iparam(r, "d"), dv = iparam(r, "dv"),
+        mm = iparam(r, "mask_mode");
+    const float *q = input(r, "q", (long)bh * lq * d), *k = input(r, "k", (long)bh * lk * d),
+                *v = input(r, "v", (long)bh * lk * dv);
+    const float *mask = input(r, "mask", mm == 2 ? (long)bh * lq * lk : mm == 1 ? (long)lq * lk : 1);
+    long n = (long)bh * lq * dv;
+    float *y = zeros(n);
+    kc_ref_attention(bh, lq, lk, d, dv, (float)param(r, "scale"), mm, iparam(r, "causal"), q, k, v, mask, y, NULL,
+                     NULL);
+    output(r, y, n);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -242,6 +258,7 @@ static const struct {
     {"pad1d", pad1d},
     {"interp1d", interp1d},
     {"stft", stft},
+    {"attention", attention},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -214,6 +214,22 @@ def cases(rng):
                           pad_mode=pad_mode, center=center, width=width, power=power)
             yield "stft", params, dict(x=x, window=w), want
 
+    # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
+    for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
+                                          (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):
+        q, k, v = f32(rng, bh, lq, d), f32(rng, bh, lk, d), f32(rng, bh, lk, dv)
+        mask = f32(rng, bh, lq, lk) if mm == 2 else f32(rng, lq, lk) if mm == 1 else f32(rng, 1)
+        scale = float(np.float32(1 / math.sqrt(d)))
+        s = np.matmul(q.astype(np.float64), np.swapaxes(k.astype(np.float64), 1, 2)) * scale
+        if mm:
+            s = s + mask.astype(np.float64)
+        if causal:
+            s = np.where(np.arange(lk)[None, :] <= np.arange(lq)[:, None], s, -np.inf)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        want = np.matmul(e / e.sum(axis=-1, keepdims=True), v.astype(np.float64))
+        params = dict(bh=bh, lq=lq, lk=lk, d=d, dv=dv, scale=scale, mask_mode=mm, causal=causal)
+        yield "attention", params, dict(q=q, k=k, v=v, mask=mask), want
+
     for n in (1, 13, 1029):
         for op in range(12):  # 11: any other op, a copy
             x, z = f32(rng, n, scale=4.0), f32(rng, n)

@@ -147,6 +147,45 @@ void kc_ref_stft(int batch, int len, int nfft, int hop, int frames, int nbins, i
     free(c), free(s), free(v);
 }
 
+void kc_ref_attention(int bh, int lq, int lk, int d, int dv, float scale, int mask_mode, int causal,
+                      const float *q, const float *k, const float *v, const float *mask, float *out, double *mag,
+                      double *rowscale)
+{
+    double *sc = malloc(sizeof(double) * (size_t)(lk ? lk : 1));
+    for (int p = 0; p < bh; p++)
+        for (int i = 0; i < lq; i++) {
+            const float *qi = q + ((long)p * lq + i) * d;
+            double big = -INFINITY, worst = 0;
+            for (int j = 0; j < lk; j++) {
+                const float *kj = k + ((long)p * lk + j) * d;
+                double dot = 0, a = 0;
+                for (int c = 0; c < d; c++)
+                    dot += (double)qi[c] * kj[c], a += fabs((double)qi[c] * kj[c]);
+                worst = fmax(worst, a * scale);
+                double mv = mask_mode == 0 ? 0 : mask[(mask_mode == 2 ? (long)p * lq * lk : 0) + (long)i * lk + j];
+                sc[j] = causal && j > i ? -INFINITY : dot * scale + mv;
+                big = fmax(big, sc[j]);
+            }
+            if (rowscale)
+                rowscale[(long)p * lq + i] = worst;
+            double sum = 0;
+            for (int j = 0; j < lk; j++)
+                sum += sc[j] = big == -INFINITY ? 0 : exp(sc[j] - big);
+            for (int c = 0; c < dv; c++) {
+                double o = 0, a = 0;
+                for (int j = 0; j < lk; j++) {
+                    double vj = v[((long)p * lk + j) * dv + c];
+                    o += sc[j] * vj, a += sc[j] * fabs(vj);
+                }
+                long at = ((long)p * lq + i) * dv + c;
+                out[at] = big == -INFINITY ? NAN : (float)(o / sum);
+                if (mag)
+                    mag[at] = big == -INFINITY ? 0 : a / sum;
+            }
+        }
+    free(sc);
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

@@ -47,6 +47,15 @@ void kc_ref_interp1d(int rows, int t_in, int t_out, int mode, int align_corners,
 void kc_ref_stft(int batch, int len, int nfft, int hop, int frames, int nbins, int pad_mode, int center, int width,
                  int power, const float *x, const float *window, float *out, double *mag);
 
+/* attention.kc: out = softmax(scale q k^T + mask, causal: keys j <= i) v
+ * for bh problems, in double; a row with no key left is NaN. mag (may be
+ * NULL) gets, per output element, sum_j p_j |v_j| (the scale of its
+ * rounding errors) and, per row in rowscale[bh * lq] (may be NULL), the
+ * largest sum |q| |k| times scale over its keys. */
+void kc_ref_attention(int bh, int lq, int lk, int d, int dv, float scale, int mask_mode, int causal,
+                      const float *q, const float *k, const float *v, const float *mask, float *out, double *mag,
+                      double *rowscale);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

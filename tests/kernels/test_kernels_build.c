@@ -75,7 +75,8 @@ static void every_variant_compiles(void **state)
     assert_null(strstr(build_log, "do not compile"));
     counted k[32];
     int n = spaces(k, 32);
-    assert_int_equal(11, n); /* saxpy gemm gemv softmax layernorm conv1d conv_transpose1d elementwise pad1d interp1d stft */
+    assert_int_equal(12, n); /* saxpy gemm gemv softmax layernorm conv1d conv_transpose1d elementwise pad1d interp1d stft
+                                attention */
     sqlite3 *db;
     assert_int_equal(SQLITE_OK, sqlite3_open_v2(BUNDLE, &db, SQLITE_OPEN_READONLY, NULL));
     for (int i = 0; i < n; i++) {

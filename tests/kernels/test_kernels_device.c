@@ -633,6 +633,74 @@ static void test_stft(void **state)
     kd_report("stft", nv, kd_info("stft")->tolerance);
 }
 
+/* ---- attention ------------------------------------------------------------------------------- */
+
+typedef struct att_shape {
+    int bh, lq, lk, d, dv, mask_mode, causal;
+} att_shape;
+
+/* A score is a d-term dot product (scaled to log2 units and shifted by the
+ * block maximum): off by about gamma(d + 16) of its row's largest sum
+ * |q| |k| scale, which exp turns into that relative error in each weight;
+ * the output, a weighted mean of the v_j, is then off by twice that times
+ * sum p_j |v_j|, plus the rounding of its lk-term sums. A row whose every
+ * key is masked (a -inf mask row, tested here) must be NaN, as torch's. */
+static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *const *v, int nv)
+{
+    size_t nq = (size_t)sh.bh * sh.lq * sh.d, nk = (size_t)sh.bh * sh.lk * sh.d, nv_ = (size_t)sh.bh * sh.lk * sh.dv;
+    size_t nm = sh.mask_mode == 2 ? (size_t)sh.bh * sh.lq * sh.lk : sh.mask_mode == 1 ? (size_t)sh.lq * sh.lk : 1;
+    size_t n = (size_t)sh.bh * sh.lq * sh.dv;
+    float scale = (float)(1 / sqrt(sh.d));
+    float *q = kd_normal(r, nq, 0, 1), *k = kd_normal(r, nk, 0, 1), *vv = kd_normal(r, nv_, 0, 1);
+    float *mask = kd_uniform(r, nm, -2, 2), *want = kd_alloc(n);
+    if (dead_row)
+        for (int j = 0; j < sh.lk; j++)
+            mask[j] = -INFINITY;
+    double *mag = kd_bounds(n), *rows = kd_bounds((size_t)sh.bh * sh.lq), *bound = kd_bounds(n);
+    kc_ref_attention(sh.bh, sh.lq, sh.lk, sh.d, sh.dv, scale, sh.mask_mode, sh.causal, q, k, vv, mask, want, mag,
+                     rows);
+    for (size_t e = 0; e < n; e++) {
+        double es = gamma_n(sh.d + 16) * 4 * rows[e / (size_t)sh.dv];
+        bound[e] = isnan(want[e]) ? NAN : mag[e] * (2 * es + 2 * gamma_n(sh.lk + 16)) + 1e-30;
+    }
+    kcrt_buffer *bq = kd_in(q, nq, false), *bk = kd_in(k, nk, false), *bv = kd_in(vv, nv_, false),
+                *bm = kd_in(mask, nm, false), *by = kd_out(n);
+    kd_case c = {.kernel = "attention", .nargs = 13, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("attention")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "bh=%d lq=%d lk=%d d=%d dv=%d mask_mode=%d causal=%d%s", sh.bh, sh.lq, sh.lk,
+             sh.d, sh.dv, sh.mask_mode, sh.causal, dead_row ? " (a row fully masked)" : "");
+    kcrt_arg args[] = {KCRT_I32(sh.bh),        KCRT_I32(sh.lq),     KCRT_I32(sh.lk), KCRT_I32(sh.d),
+                       KCRT_I32(sh.dv),        KCRT_F32(scale),     KCRT_I32(sh.mask_mode),
+                       KCRT_I32(sh.causal),    KCRT_BUF(bq),        KCRT_BUF(bk),    KCRT_BUF(bv),
+                       KCRT_BUF(bm),           KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bq), kcrt_buffer_free(bk), kcrt_buffer_free(bv), kcrt_buffer_free(bm), kcrt_buffer_free(by);
+    free(q), free(k), free(vv), free(mask), free(want), free(mag), free(rows), free(bound);
+}
+
+static void test_attention(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xa77);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("attention", v);
+    kd_begin();
+    /* one of everything; head sizes not multiples of 4, the largest (128),
+     * dv != d; more rows than a workgroup, keys not a multiple of a
+     * block; causal with lq < lk and lq > lk; both mask forms; a decode
+     * step (lq 1) over a long cache (loop counts lavapipe would cut) */
+    static const att_shape shapes[] = {
+        {1, 1, 1, 1, 1, 0, 0},    {2, 5, 7, 3, 4, 1, 0},     {3, 33, 17, 64, 64, 2, 0}, {2, 70, 70, 64, 32, 0, 1},
+        {1, 1, 300, 128, 128, 2, 0}, {4, 129, 129, 80, 80, 0, 1}, {1, 9, 40, 7, 9, 0, 1},  {1, 45, 12, 5, 5, 0, 1},
+        {1, 1, 3000, 64, 64, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        attention_case(&r, shapes[i], false, v, nv);
+    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, v, nv);
+    kd_report("attention", nv, kd_info("attention")->tolerance);
+}
+
 /* ---- gemm ------------------------------------------------------------------------------------ */
 
 /* C = act(A B + bias). The pre-activation sum of K products and a bias is
@@ -1123,7 +1191,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1139,6 +1207,11 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
+            else if (!strcmp(kernels[k], "attention"))
+                attention_case(&r,
+                               (att_shape){I("bh", 1), I("lq", 1), I("lk", 1), I("d", 64), I("dv", 64),
+                                           I("mask_mode", 0), I("causal", 0)},
+                               false, v, nv);
             else if (!strcmp(kernels[k], "stft"))
                 stft_case(&r,
                           (stft_shape){I("batch", 1), I("len", 0), I("nfft", 0), I("hop", 1), I("pad_mode", 1),
@@ -1178,7 +1251,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1243,6 +1316,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_pad1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
