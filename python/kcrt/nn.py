@@ -13,6 +13,7 @@ another dimension) is a kcrt.Error that says so, never a wrong answer.
 The module-level functions use kcrt.default_context() and the bundle at
 $KCRT_BUNDLE, else the installed share/kc/rvc.kcb. docs/python.md lists each op and its kernel.
 """
+import math
 import os
 
 import numpy as np
@@ -21,7 +22,7 @@ from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
-           "melscale_fbanks", "scaled_dot_product_attention"]
+           "melscale_fbanks", "scaled_dot_product_attention", "resample"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -539,6 +540,45 @@ class Ops:
             outs.append(y)
         return self._stack(outs, lead + (n_mels, frames))
 
+    def resample(self, waveform, orig_freq, new_freq, lowpass_filter_width=6, rolloff=0.99,
+                 resampling_method="sinc_interp_hann", beta=None):
+        """torchaudio.functional.resample: (..., time) from orig_freq to
+        new_freq with a windowed sinc (Hann, or Kaiser with beta), torchaudio's
+        filter (made on the host in double, as torchaudio makes it) applied
+        by the resample kernel. 'sinc_interpolation' and
+        'kaiser_window' (torchaudio 0.13's names) are accepted too."""
+        op = "resample"
+        x = self._tensor(op, "waveform", waveform)
+        if not x.shape:
+            _fail(op, "expected a waveform of shape (..., time), got a 0-D tensor")
+        for name, f in (("orig_freq", orig_freq), ("new_freq", new_freq)):
+            if isinstance(f, bool) or f <= 0 or int(f) != f:
+                _fail(op, "Original frequency and desired frequecy should be positive (%s=%r, an integer)" % (name, f))
+        method = {"sinc_interpolation": "sinc_interp_hann", "kaiser_window": "sinc_interp_kaiser"}.get(
+            resampling_method, resampling_method)
+        if method not in ("sinc_interp_hann", "sinc_interp_kaiser"):
+            _fail(op, "Invalid resampling method: %s" % resampling_method)
+        if lowpass_filter_width <= 0:
+            _fail(op, "Low pass filter width should be positive.")
+        orig, new = int(orig_freq), int(new_freq)
+        if orig == new:
+            return x
+        g = math.gcd(orig, new)
+        orig, new = orig // g, new // g
+        h, width = _sinc_resample_kernel(orig, new, lowpass_filter_width, rolloff, method, beta)
+        taps = h.shape[1]
+        length = x.shape[-1]
+        batch = x.size // length if length else 0
+        t_out = -(-new * length // orig)
+        y = Tensor(self.ctx.buffer(_bytes(batch * t_out)), tuple(x.shape[:-1]) + (t_out,), np.float32)
+        if batch and t_out:
+            key = ("rs", orig, new, lowpass_filter_width, rolloff, method, beta)
+            if key not in self._kernels:
+                self._kernels[key] = self.ctx.tensor(h.reshape(-1))
+            self._kernel(op, "resample").launch(batch, length, t_out, orig, new, width, taps, x,
+                                                self._kernels[key], y)
+        return y
+
     def _window(self, op, window, win_length, n_fft, normalized):
         """The window as the kernel takes it: n_fft long with a shorter one
         centred (torch.stft), any normalisation folded in."""
@@ -655,6 +695,25 @@ def melscale_fbanks(n_freqs, f_min, f_max, n_mels, sample_rate, norm=None, mel_s
     if norm == "slaney":
         fb *= (2.0 / (f_pts[2:n_mels + 2] - f_pts[:n_mels]))[None, :]
     return fb.astype(np.float32)
+
+
+def _sinc_resample_kernel(orig, new, lowpass_filter_width, rolloff, method, beta):
+    """torchaudio's _get_sinc_resample_kernel (new x taps, float32) and its
+    width: a windowed sinc per output phase, computed in float64."""
+    base = min(orig, new) * rolloff
+    width = math.ceil(lowpass_filter_width * orig / base)
+    idx = np.arange(-width, width + orig, dtype=np.float64)[None, :] / orig
+    t = (np.arange(0, -new, -1, dtype=np.float32)[:, None] / np.float32(new)).astype(np.float64) + idx
+    t = np.clip(t * base, -lowpass_filter_width, lowpass_filter_width)
+    if method == "sinc_interp_hann":
+        window = np.cos(t * math.pi / lowpass_filter_width / 2) ** 2
+    else:
+        beta = 14.769656459379492 if beta is None else float(beta)
+        window = np.i0(beta * np.sqrt(1 - (t / lowpass_filter_width) ** 2)) / np.i0(beta)
+    t = t * math.pi
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kern = np.where(t == 0, 1.0, np.sin(t) / t)
+    return (kern * window * (base / orig)).astype(np.float32), width
 
 
 def _torch_name(dtype):
@@ -808,3 +867,7 @@ def mel_spectrogram(*args, **kwargs):
 
 def scaled_dot_product_attention(*args, **kwargs):
     return default_ops().scaled_dot_product_attention(*args, **kwargs)
+
+
+def resample(*args, **kwargs):
+    return default_ops().resample(*args, **kwargs)

@@ -178,3 +178,37 @@ def test_audio_errors(ops, rng):
         ops.mel_spectrogram(x, mel_scale="bark")
     with pytest.raises(kcrt.Error, match="f_min"):
         ops.mel_spectrogram(x, f_min=9000.0, f_max=8000.0)
+
+
+RESAMPLE = [  # shape, orig, new, kwargs
+    ((2, 4800), 48000, 16000, dict()),                        # RVC's input to ContentVec/RMVPE
+    ((1, 4410), 44100, 16000, dict()),                        # 441/160: 475 taps
+    ((3, 997), 40000, 48000, dict()),                         # the 40k model's output to 48 kHz
+    ((1, 1, 50), 2, 3, dict(lowpass_filter_width=4, rolloff=0.9)),
+    ((1,), 3, 1, dict()),                                     # one sample
+    ((2, 333), 16000, 22050, dict(resampling_method="kaiser_window", beta=8.0)),
+]
+
+
+@pytest.mark.parametrize("shape,orig,new,kw", RESAMPLE, ids=[str(r[:3]) for r in RESAMPLE])
+def test_resample(ops, rng, shape, orig, new, kw):
+    x = rng.standard_normal(shape).astype(np.float32)
+    got = ops.resample(x, orig, new, **kw)
+    want = torchaudio.functional.resample(torch.from_numpy(x), orig, new, **kw).numpy()
+    # each output sums taps products of |x| <= max|x| with a filter of
+    # sum |h| <= taps; both sides round the sum (gamma(taps) each) and the
+    # filters differ in float32 rounding (2 u of each weight)
+    g = math.gcd(orig, new)
+    o, n = orig // g, new // g
+    taps = 2 * math.ceil(kw.get("lowpass_filter_width", 6) * o / (min(o, n) * kw.get("rolloff", 0.99))) + o
+    bound = (2 * gamma(taps + 2) + 4 * EPS) * taps * np.abs(x).max() + 1e-30
+    check(got.numpy(), want, np.full(want.shape, bound))
+
+
+def test_resample_same_rate_and_errors(ops, rng):
+    x = rng.standard_normal(100).astype(np.float32)
+    assert np.array_equal(ops.resample(x, 16000, 16000).numpy(), x)
+    with pytest.raises(kcrt.Error, match="positive"):
+        ops.resample(x, 0, 16000)
+    with pytest.raises(kcrt.Error, match="Invalid resampling method"):
+        ops.resample(x, 3, 1, resampling_method="linear")

@@ -176,6 +176,18 @@ static int attention(run *r)
     return 0;
 }
 
+static int resample(run *r)
+{
+    int batch = iparam(r, "batch"), len = iparam(r, "len"), t_out = iparam(r, "t_out"),
+        new_rate = iparam(r, "new_rate"), taps = iparam(r, "taps");
+    const float *x = input(r, "x", (long)batch * len), *h = input(r, "h", (long)new_rate * taps);
+    float *y = zeros((long)batch * t_out);
+    kc_ref_resample(batch, len, t_out, iparam(r, "orig"), new_rate, iparam(r, "width"), taps, x, h, y, NULL);
+    output(r, y, (long)batch * t_out);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -259,6 +271,7 @@ static const struct {
     {"interp1d", interp1d},
     {"stft", stft},
     {"attention", attention},
+    {"resample", resample},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -214,6 +214,20 @@ def cases(rng):
                           pad_mode=pad_mode, center=center, width=width, power=power)
             yield "stft", params, dict(x=x, window=w), want
 
+    # resample: torchaudio's recipe with numpy: pad, strided correlation
+    # with each phase's filter, phases interleaved, cut to ceil(new len / orig)
+    for batch, length, orig, new, width in ((1, 1, 1, 1, 1), (2, 50, 3, 1, 19), (1, 97, 5, 6, 7), (1, 300, 441, 160, 17),
+                                            (3, 31, 2, 3, 4)):
+        taps = 2 * width + orig
+        x, h = f32(rng, batch, length), f32(rng, new, taps)
+        t_out = -(-new * length // orig)
+        xp = np.pad(x.astype(np.float64), ((0, 0), (width, width + orig)))
+        frames = (xp.shape[1] - taps) // orig + 1
+        idx = np.arange(frames)[:, None] * orig + np.arange(taps)[None, :]
+        y = np.einsum("bfk,pk->bfp", xp[:, idx], h.astype(np.float64)).reshape(batch, -1)[:, :t_out]
+        params = dict(batch=batch, len=length, t_out=t_out, orig=orig, new_rate=new, width=width, taps=taps)
+        yield "resample", params, dict(x=x, h=h), y
+
     # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
     for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
                                           (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):

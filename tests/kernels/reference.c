@@ -186,6 +186,27 @@ void kc_ref_attention(int bh, int lq, int lk, int d, int dv, float scale, int ma
     free(sc);
 }
 
+void kc_ref_resample(int batch, int len, int t_out, int orig, int new_rate, int width, int taps, const float *x,
+                     const float *h, float *y, double *mag)
+{
+    for (int b = 0; b < batch; b++)
+        for (int o = 0; o < t_out; o++) {
+            long start = (long)(o / new_rate) * orig - width;
+            const float *hp = h + (long)(o % new_rate) * taps;
+            double acc = 0, a = 0;
+            for (int k = 0; k < taps; k++) {
+                long i = start + k;
+                if (i >= 0 && i < len) {
+                    double t = (double)x[(long)b * len + i] * hp[k];
+                    acc += t, a += fabs(t);
+                }
+            }
+            y[(long)b * t_out + o] = (float)acc;
+            if (mag)
+                mag[(long)b * t_out + o] = a;
+        }
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

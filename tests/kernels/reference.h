@@ -56,6 +56,12 @@ void kc_ref_attention(int bh, int lq, int lk, int d, int dv, float scale, int ma
                       const float *q, const float *k, const float *v, const float *mask, float *out, double *mag,
                       double *rowscale);
 
+/* resample.kc: y[b][f new + p] = sum_k xp[f orig + k] h[p][k] (xp: x
+ * after width zeros), the first t_out outputs of each signal, in double;
+ * mag (may be NULL) gets sum_k |x h| per output. */
+void kc_ref_resample(int batch, int len, int t_out, int orig, int new_rate, int width, int taps, const float *x,
+                     const float *h, float *y, double *mag);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

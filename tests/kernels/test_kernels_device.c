@@ -633,6 +633,56 @@ static void test_stft(void **state)
     kd_report("stft", nv, kd_info("stft")->tolerance);
 }
 
+/* ---- resample -------------------------------------------------------------------------------- */
+
+typedef struct rs_shape {
+    int batch, len, orig, new_rate, width;
+} rs_shape;
+
+/* Each output is a float sum of at most taps products: gamma(taps) of
+ * the sum of their magnitudes (the reference's mag). */
+static void resample_case(rt_rng *r, rs_shape sh, const char *const *v, int nv)
+{
+    int taps = 2 * sh.width + sh.orig;
+    int t_out = (int)(((long)sh.new_rate * sh.len + sh.orig - 1) / sh.orig);
+    size_t n = (size_t)sh.batch * t_out;
+    float *x = kd_normal(r, (size_t)sh.batch * sh.len, 0, 1), *h = kd_uniform(r, (size_t)sh.new_rate * taps, -1, 1);
+    float *want = kd_alloc(n);
+    double *mag = kd_bounds(n), *bound = kd_bounds(n);
+    kc_ref_resample(sh.batch, sh.len, t_out, sh.orig, sh.new_rate, sh.width, taps, x, h, want, mag);
+    for (size_t i = 0; i < n; i++)
+        bound[i] = 2 * gamma_n(taps + 2) * mag[i];
+    kcrt_buffer *bx = kd_in(x, (size_t)sh.batch * sh.len, false), *bh = kd_in(h, (size_t)sh.new_rate * taps, false),
+                *by = kd_out(n);
+    kd_case c = {.kernel = "resample", .nargs = 10, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("resample")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "batch=%d len=%d orig=%d new=%d width=%d", sh.batch, sh.len, sh.orig,
+             sh.new_rate, sh.width);
+    kcrt_arg args[] = {KCRT_I32(sh.batch), KCRT_I32(sh.len),   KCRT_I32(t_out), KCRT_I32(sh.orig), KCRT_I32(sh.new_rate),
+                       KCRT_I32(sh.width), KCRT_I32(taps),     KCRT_BUF(bx),    KCRT_BUF(bh),      KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bh), kcrt_buffer_free(by);
+    free(x), free(h), free(want), free(mag), free(bound);
+}
+
+static void test_resample(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x5e5);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("resample", v);
+    kd_begin();
+    /* one sample; down by 3 (48 -> 16 kHz), 441/160 (44.1 -> 16 kHz), up
+     * by 6/5 (40 -> 48 kHz) and 3/2; a signal shorter than the filter;
+     * batch > 1 */
+    static const rs_shape shapes[] = {{1, 1, 1, 1, 1},     {2, 1000, 3, 1, 19}, {1, 2000, 441, 160, 17},
+                                      {1, 997, 5, 6, 7},   {3, 31, 2, 3, 4},    {1, 5, 3, 1, 19}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        resample_case(&r, shapes[i], v, nv);
+    kd_report("resample", nv, kd_info("resample")->tolerance);
+}
+
 /* ---- attention ------------------------------------------------------------------------------- */
 
 typedef struct att_shape {
@@ -1191,7 +1241,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1206,6 +1256,9 @@ static void test_real_shapes(void **state)
                 elementwise_case(&r, I("n", 0), I("op", 0), 0.1f, v, nv);
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
+                              v, nv);
+            else if (!strcmp(kernels[k], "resample"))
+                resample_case(&r, (rs_shape){I("batch", 1), I("len", 0), I("orig", 1), I("new_rate", 1), I("width", 1)},
                               v, nv);
             else if (!strcmp(kernels[k], "attention"))
                 attention_case(&r,
@@ -1251,7 +1304,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1317,6 +1370,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
