@@ -22,7 +22,8 @@ from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
-           "melscale_fbanks", "scaled_dot_product_attention", "resample"]
+           "melscale_fbanks", "scaled_dot_product_attention", "resample",
+           "sine_source"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -579,6 +580,48 @@ class Ops:
                                                 self._kernels[key], y)
         return y
 
+    def sine_source(self, f0, upp, sampling_rate, harmonic_num=0, sine_amp=0.1, noise_std=0.003,
+                    voiced_threshold=0, rand_ini=None, noise=None, generator=None):
+        """RVC's SineGen(sampling_rate, harmonic_num, sine_amp, noise_std,
+        voiced_threshold)(f0, upp): f0 (batch, frames) in Hz -> (sine_waves
+        (batch, frames upp, harmonic_num + 1), uv (batch, frames upp, 1),
+        noise (same as sine_waves)). Its random draws (the initial phases of
+        the harmonics, torch.rand; the noise, torch.randn) come from
+        `generator` (a numpy Generator; a fresh one by default), or are given
+        as rand_ini (batch, harmonic_num + 1) and noise (batch, frames upp,
+        harmonic_num + 1) to reproduce a torch run exactly."""
+        op = "sine_source"
+        f0 = self._tensor(op, "f0", f0, (2,)).numpy()
+        if isinstance(upp, bool) or int(upp) != upp or not 1 <= upp < 4096:
+            _fail(op, "upp must be an integer in 1..4095 (the upsampling factor), not %r" % (upp,))
+        upp, dim = int(upp), int(harmonic_num) + 1
+        batch, frames = f0.shape
+        f0_buf = f0[:, :, None] * np.arange(1, dim + 1, dtype=np.float32)  # float32, as RVC's torch code
+        rad = np.remainder(f0_buf / np.float32(sampling_rate), np.float32(1)).astype(np.float32)
+        rng = generator if generator is not None else np.random.default_rng()
+        if rand_ini is None:
+            rand_ini = rng.random((batch, dim), dtype=np.float32)
+        rand_ini = np.array(rand_ini, np.float32).reshape(batch, dim)
+        rand_ini[:, 0] = 0
+        if frames:
+            rad[:, 0, :] += rand_ini
+        uvf = (f0 > np.float32(voiced_threshold)).astype(np.float32)
+        t_out = frames * upp
+        if noise is None:
+            noise = rng.standard_normal((batch, t_out, dim), dtype=np.float32)
+        noise = self._tensor(op, "noise", noise if isinstance(noise, Tensor) else np.asarray(noise, np.float32))
+        if tuple(noise.shape) != (batch, t_out, dim):
+            _fail(op, "noise must be of shape %s, not %s" % ([batch, t_out, dim], list(noise.shape)))
+        n = batch * t_out * dim
+        sine = Tensor(self.ctx.buffer(_bytes(n)), (batch, t_out, dim), np.float32)
+        nz = Tensor(self.ctx.buffer(_bytes(n)), (batch, t_out, dim), np.float32)
+        uv = Tensor(self.ctx.buffer(_bytes(batch * t_out)), (batch, t_out, 1), np.float32)
+        if n:
+            self._kernel(op, "sine_source").launch(batch, frames, upp, dim, float(np.float32(sine_amp)),
+                                                   float(np.float32(noise_std)), self.ctx.tensor(rad),
+                                                   self.ctx.tensor(uvf), noise, sine, nz, uv)
+        return sine, uv, nz
+
     def _window(self, op, window, win_length, n_fft, normalized):
         """The window as the kernel takes it: n_fft long with a shorter one
         centred (torch.stft), any normalisation folded in."""
@@ -871,3 +914,7 @@ def scaled_dot_product_attention(*args, **kwargs):
 
 def resample(*args, **kwargs):
     return default_ops().resample(*args, **kwargs)
+
+
+def sine_source(*args, **kwargs):
+    return default_ops().sine_source(*args, **kwargs)

@@ -188,6 +188,20 @@ static int resample(run *r)
     return 0;
 }
 
+static int sine_source(run *r)
+{
+    int batch = iparam(r, "batch"), frames = iparam(r, "frames"), upp = iparam(r, "upp"), dim = iparam(r, "dim");
+    long t_out = (long)frames * upp, n = (long)batch * t_out * dim;
+    const float *rad = input(r, "rad", (long)batch * frames * dim), *uvf = input(r, "uvf", (long)batch * frames),
+                *noise = input(r, "noise", n);
+    float *sine = zeros(n), *nz = zeros(n), *uv = zeros((long)batch * t_out);
+    kc_ref_sine_source(batch, frames, upp, dim, (float)param(r, "amp"), (float)param(r, "noise_std"), rad, uvf, noise,
+                       sine, nz, uv);
+    output(r, sine, n); /* the sine output; nz and uv are checked on the device */
+    free(sine), free(nz), free(uv);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -272,6 +286,7 @@ static const struct {
     {"stft", stft},
     {"attention", attention},
     {"resample", resample},
+    {"sine_source", sine_source},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -228,6 +228,19 @@ def cases(rng):
         params = dict(batch=batch, len=length, t_out=t_out, orig=orig, new_rate=new, width=width, taps=taps)
         yield "resample", params, dict(x=x, h=h), y
 
+    # sine_source: numpy's cumsum of the nearest-upsampled rad (np.repeat), mod 1, sin
+    for batch, frames, upp, dim in ((1, 1, 1, 1), (2, 7, 40, 3), (1, 30, 1, 2), (1, 3, 4095, 1)):
+        rad = np.abs(f32(rng, batch, frames, dim))
+        uvf = (f32(rng, batch, frames) > 0).astype(np.float32)
+        noise = f32(rng, batch, frames * upp, dim)
+        phi = np.cumsum(np.repeat(rad.astype(np.float64), upp, axis=1), axis=1) % 1.0
+        uvs = np.repeat(uvf.astype(np.float64), upp, axis=1)[:, :, None]
+        namp = uvs * 0.003 + (1 - uvs) * np.float32(0.1) / 3
+        want = np.float32(0.1) * np.sin(2 * np.pi * phi) * uvs + namp * noise
+        params = dict(batch=batch, frames=frames, upp=upp, dim=dim, amp=float(np.float32(0.1)),
+                      noise_std=float(np.float32(0.003)))
+        yield "sine_source", params, dict(rad=rad, uvf=uvf, noise=noise), want
+
     # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
     for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
                                           (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):

@@ -207,6 +207,25 @@ void kc_ref_resample(int batch, int len, int t_out, int orig, int new_rate, int 
         }
 }
 
+void kc_ref_sine_source(int batch, int frames, int upp, int dim, float amp, float noise_std, const float *rad,
+                        const float *uvf, const float *noise, float *sine, float *nz, float *uv)
+{
+    long t_out = (long)frames * upp;
+    for (int b = 0; b < batch; b++)
+        for (int h = 0; h < dim; h++) {
+            double phi = 0;
+            for (long t = 0; t < t_out; t++) {
+                long f = t / upp, o = ((long)b * t_out + t) * dim + h;
+                phi = fmod(phi + rad[((long)b * frames + f) * dim + h], 1.0);
+                double v = uvf[(long)b * frames + f], namp = v * noise_std + (1 - v) * amp / 3.0;
+                nz[o] = (float)(namp * noise[o]);
+                sine[o] = (float)(amp * sin(2 * M_PI * phi) * v + namp * noise[o]);
+                if (h == 0)
+                    uv[(long)b * t_out + t] = (float)v;
+            }
+        }
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

@@ -62,6 +62,12 @@ void kc_ref_attention(int bh, int lq, int lk, int d, int dv, float scale, int ma
 void kc_ref_resample(int batch, int len, int t_out, int orig, int new_rate, int width, int taps, const float *x,
                      const float *h, float *y, double *mag);
 
+/* sine_source.kc: phi = (the upsampled rad's cumulative sum) mod 1 in
+ * double; sine = amp sin(2 pi phi) uv + namp noise, nz = namp noise, uv per
+ * sample ([batch][frames upp][dim] and [batch][frames upp]). */
+void kc_ref_sine_source(int batch, int frames, int upp, int dim, float amp, float noise_std, const float *rad,
+                        const float *uvf, const float *noise, float *sine, float *nz, float *uv);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

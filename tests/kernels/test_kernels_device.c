@@ -683,6 +683,73 @@ static void test_resample(void **state)
     kd_report("resample", nv, kd_info("resample")->tolerance);
 }
 
+/* ---- sine_source ----------------------------------------------------------------------------- */
+
+typedef struct ss_shape {
+    int batch, frames, upp, dim;
+} ss_shape;
+
+/* The phase of sample t is a sum mod 1 of up to frames + 1 steps, each
+ * exact but for one rounding of a value below 2 (u each), and the
+ * tree's roundings of values below the subgroup size: within
+ * (2 frames + 64 + 16) u turns, times 2 pi amp in the sine, plus sinf's
+ * 1 ulp and the mix. nz and uv are checked exactly (a product, a copy). */
+static void sine_source_case(rt_rng *r, ss_shape sh, const char *const *v, int nv)
+{
+    long t_out = (long)sh.frames * sh.upp;
+    size_t nf = (size_t)sh.batch * sh.frames, n = (size_t)sh.batch * t_out * sh.dim;
+    float amp = 0.1f, nstd = 0.003f;
+    float *rad = kd_uniform(r, nf * sh.dim, 0, 0.05f), *uvf = kd_alloc(nf), *noise = kd_normal(r, n, 0, 1);
+    for (size_t i = 0; i < nf; i++)
+        uvf[i] = rt_int(r, 0, 3) ? 1.0f : 0.0f; /* mostly voiced */
+    for (int b = 0; b < sh.batch; b++) /* RVC's random initial phase in frame 0 (not of the fundamental) */
+        for (int h = 1; h < sh.dim; h++)
+            rad[(size_t)b * sh.frames * sh.dim + h] += rt_uniform(r, 0, 1);
+    float *sine = kd_alloc(n), *nz = kd_alloc(n), *uv = kd_alloc((size_t)sh.batch * t_out);
+    kc_ref_sine_source(sh.batch, sh.frames, sh.upp, sh.dim, amp, nstd, rad, uvf, noise, sine, nz, uv);
+    double *bound = kd_bounds(n);
+    double phase = (2.0 * sh.frames + 96) * KD_U;
+    for (size_t i = 0; i < n; i++)
+        bound[i] = 2 * M_PI * amp * phase + 4 * KD_U * (amp + fabs(sine[i])) + 1e-30;
+    kcrt_buffer *brad = kd_in(rad, nf * sh.dim, false), *buvf = kd_in(uvf, nf, false), *bn = kd_in(noise, n, false);
+    kcrt_buffer *bs = kd_out(n), *bnz = kd_out(n), *buv = kd_out((size_t)sh.batch * t_out);
+    kd_case c = {.kernel = "sine_source", .nargs = 12, .out = bs, .n = n, .want = sine, .bound = bound,
+                 .l2tol = kd_info("sine_source")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "batch=%d frames=%d upp=%d dim=%d", sh.batch, sh.frames, sh.upp, sh.dim);
+    kcrt_arg args[] = {KCRT_I32(sh.batch), KCRT_I32(sh.frames), KCRT_I32(sh.upp), KCRT_I32(sh.dim),
+                       KCRT_F32(amp),      KCRT_F32(nstd),      KCRT_BUF(brad),   KCRT_BUF(buvf),
+                       KCRT_BUF(bn),       KCRT_BUF(bs),        KCRT_BUF(bnz),    KCRT_BUF(buv)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv); /* each variant: its sine checked; nz and uv after the last */
+    float *gnz = rt_read(bnz), *guv = rt_read(buv);
+    for (size_t i = 0; i < n; i++)
+        if (fabsf(gnz[i] - nz[i]) > 2 * KD_U * fabsf(nz[i]))
+            fail_msg("sine_source %s: nz[%zu] = %.9g, expected %.9g", c.shape, i, gnz[i], nz[i]);
+    for (size_t i = 0; i < (size_t)sh.batch * t_out; i++)
+        if (guv[i] != uv[i])
+            fail_msg("sine_source %s: uv[%zu] = %g, expected %g", c.shape, i, guv[i], uv[i]);
+    free(gnz), free(guv);
+    kcrt_buffer_free(brad), kcrt_buffer_free(buvf), kcrt_buffer_free(bn), kcrt_buffer_free(bs), kcrt_buffer_free(bnz),
+        kcrt_buffer_free(buv);
+    free(rad), free(uvf), free(noise), free(sine), free(nz), free(uv), free(bound);
+}
+
+static void test_sine_source(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x515e);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("sine_source", v);
+    kd_begin();
+    /* one sample; RVC's x400 with harmonics and batch; x1 (a frame per
+     * sample: the scan over the chunk's frames does it all); the largest
+     * factor; a long run of frames before the last workgroup */
+    static const ss_shape shapes[] = {{1, 1, 1, 1}, {2, 37, 400, 3}, {1, 300, 1, 2}, {1, 5, 4095, 1}, {1, 2000, 32, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        sine_source_case(&r, shapes[i], v, nv);
+    kd_report("sine_source", nv, kd_info("sine_source")->tolerance);
+}
+
 /* ---- attention ------------------------------------------------------------------------------- */
 
 typedef struct att_shape {
@@ -1241,7 +1308,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1257,6 +1324,8 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
+            else if (!strcmp(kernels[k], "sine_source"))
+                sine_source_case(&r, (ss_shape){I("batch", 1), I("frames", 1), I("upp", 1), I("dim", 1)}, v, nv);
             else if (!strcmp(kernels[k], "resample"))
                 resample_case(&r, (rs_shape){I("batch", 1), I("len", 0), I("orig", 1), I("new_rate", 1), I("width", 1)},
                               v, nv);
@@ -1304,7 +1373,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1371,6 +1440,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
