@@ -23,7 +23,7 @@ from . import Error, Tensor, default_context
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
            "melscale_fbanks", "scaled_dot_product_attention", "resample",
-           "sine_source"]
+           "sine_source", "yin"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -622,6 +622,47 @@ class Ops:
                                                    self.ctx.tensor(uvf), noise, sine, nz, uv)
         return sine, uv, nz
 
+    def yin(self, waveform, sample_rate, frame_length=1024, hop_length=None, fmin=50.0, fmax=1100.0, threshold=0.1,
+            center=True):
+        """YIN pitch (de Cheveigné & Kawahara 2002) of (..., time) -> (f0
+        (..., frames) in Hz, aperiodicity (..., frames)): frames of
+        frame_length (centred like torch.stft, zero-padded), lags from
+        sample_rate / fmax to sample_rate / fmin (at most frame_length / 2),
+        the first dip under `threshold` of the cumulative-mean-normalised
+        difference (else its global minimum), refined by a parabola. A
+        frame is voiced where the aperiodicity is under your threshold
+        (aubio's confidence is 1 minus it)."""
+        op = "yin"
+        x = self._tensor(op, "waveform", waveform)
+        if not x.shape:
+            _fail(op, "expected a waveform of shape (..., time), got a 0-D tensor")
+        frame_length = _positive(op, "frame_length", frame_length)
+        if frame_length % 8 or frame_length > 2048 or frame_length < 16:
+            _fail(op, "frame_length=%d: the shipped yin kernel takes multiples of 8 from 16 to 2048" % frame_length)
+        hop = frame_length // 4 if hop_length is None else _positive(op, "hop_length", hop_length)
+        if not 0 < fmin < fmax:
+            _fail(op, "expected 0 < fmin < fmax, got fmin=%r, fmax=%r" % (fmin, fmax))
+        tau_max = int(math.ceil(sample_rate / fmin))
+        if tau_max > frame_length // 2:
+            _fail(op, "fmin=%r needs lags up to %d: more than frame_length / 2 = %d (raise fmin or frame_length)"
+                  % (fmin, tau_max, frame_length // 2))
+        tau_max += (frame_length - tau_max) % 4  # the window W = frame_length - tau_max in steps of 4
+        tau_min = max(1, int(sample_rate // fmax))
+        if tau_min >= tau_max:
+            _fail(op, "fmax=%r: no lag between sample_rate / fmax and sample_rate / fmin" % (fmax,))
+        length = x.shape[-1]
+        if not center and length < frame_length:
+            _fail(op, "Input is too short: %d samples, frame_length %d" % (length, frame_length))
+        batch = x.size // length if length else 0
+        frames = 1 + (length if center else length - frame_length) // hop
+        lead = tuple(x.shape[:-1])
+        f0 = Tensor(self.ctx.buffer(_bytes(batch * frames)), lead + (frames,), np.float32)
+        ap = Tensor(self.ctx.buffer(_bytes(batch * frames)), lead + (frames,), np.float32)
+        if batch:
+            self._kernel(op, "yin").launch(batch, length, frame_length, hop, frames, int(bool(center)), tau_min,
+                                           tau_max, float(threshold), float(sample_rate), x, f0, ap)
+        return f0, ap
+
     def _window(self, op, window, win_length, n_fft, normalized):
         """The window as the kernel takes it: n_fft long with a shorter one
         centred (torch.stft), any normalisation folded in."""
@@ -918,3 +959,7 @@ def resample(*args, **kwargs):
 
 def sine_source(*args, **kwargs):
     return default_ops().sine_source(*args, **kwargs)
+
+
+def yin(*args, **kwargs):
+    return default_ops().yin(*args, **kwargs)

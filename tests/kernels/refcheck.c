@@ -202,6 +202,19 @@ static int sine_source(run *r)
     return 0;
 }
 
+static int yin(run *r)
+{
+    int batch = iparam(r, "batch"), len = iparam(r, "len"), frames = iparam(r, "frames");
+    const float *x = input(r, "x", (long)batch * len);
+    float *f0 = zeros((long)batch * frames * 2);
+    kc_ref_yin(batch, len, iparam(r, "frame_length"), iparam(r, "hop"), frames, iparam(r, "center"),
+               iparam(r, "tau_min"), iparam(r, "tau_max"), (float)param(r, "threshold"), (float)param(r, "sr"), x, f0,
+               f0 + (long)batch * frames);
+    output(r, f0, (long)batch * frames * 2); /* f0, then the aperiodicity */
+    free(f0);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -287,6 +300,7 @@ static const struct {
     {"attention", attention},
     {"resample", resample},
     {"sine_source", sine_source},
+    {"yin", yin},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

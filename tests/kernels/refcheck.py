@@ -241,6 +241,46 @@ def cases(rng):
                       noise_std=float(np.float32(0.003)))
         yield "sine_source", params, dict(rad=rad, uvf=uvf, noise=noise), want
 
+    # yin: de Cheveigne & Kawahara (2002) steps 2-5 with numpy, frame by frame
+    def yin_np(x, sr, fl, hop, frames, center, tau_min, tau_max, thr):
+        w = fl - tau_max
+        xd = x.astype(np.float64)
+        out_f0, out_ap = [], []
+        for t in range(frames):
+            start = t * hop - (fl // 2 if center else 0)
+            idx = np.arange(start, start + fl)
+            fr = np.where((idx >= 0) & (idx < len(xd)), xd[np.clip(idx, 0, len(xd) - 1)], 0.0)
+            d = np.array([np.sum((fr[:w] - fr[tau:tau + w]) ** 2) for tau in range(tau_max + 1)])
+            cum = np.cumsum(d[1:])
+            dp = np.ones(tau_max + 1)
+            dp[1:] = np.where(cum > 0, d[1:] * np.arange(1, tau_max + 1) / np.where(cum > 0, cum, 1), 1.0)
+            below = np.nonzero(dp[tau_min:tau_max] < thr)[0]
+            if len(below):
+                tau = tau_min + below[0]
+                while tau + 1 < tau_max and dp[tau + 1] < dp[tau]:
+                    tau += 1
+            else:
+                tau = tau_min + int(np.argmin(dp[tau_min:tau_max]))
+            shift = 0.0
+            if tau > 1 and tau + 1 <= tau_max:
+                a, m, c = dp[tau - 1], dp[tau], dp[tau + 1]
+                if a - 2 * m + c > 0:
+                    shift = min(max(0.5 * (a - c) / (a - 2 * m + c), -1.0), 1.0)
+            out_f0.append(sr / (tau + shift))
+            out_ap.append(dp[tau])
+        return np.concatenate([out_f0, out_ap])
+
+    for length, fl, hop, center, f in ((2000, 256, 64, 1, 220.0), (3001, 512, 160, 0, 97.0), (500, 64, 17, 1, 1000.0)):
+        sr = 16000.0
+        tt = np.arange(length) / sr
+        x = (np.sin(2 * np.pi * f * tt) + 0.4 * np.sin(4 * np.pi * f * tt + 1) + 0.01 * rng.standard_normal(length))
+        x = x.astype(np.float32)
+        tau_max, tau_min = fl // 2, max(1, int(sr / 2000))
+        frames = 1 + (length - (0 if center else fl)) // hop
+        params = dict(batch=1, len=length, frame_length=fl, hop=hop, frames=frames, center=center, tau_min=tau_min,
+                      tau_max=tau_max, threshold=0.1, sr=sr)
+        yield "yin", params, dict(x=x), yin_np(x, sr, fl, hop, frames, center, tau_min, tau_max, 0.1)
+
     # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
     for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
                                           (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):

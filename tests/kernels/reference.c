@@ -226,6 +226,54 @@ void kc_ref_sine_source(int batch, int frames, int upp, int dim, float amp, floa
         }
 }
 
+void kc_ref_yin(int batch, int len, int frame_length, int hop, int frames, int center, int tau_min, int tau_max,
+                float threshold, float sr, const float *x, float *f0, float *aperiodicity)
+{
+    int W = frame_length - tau_max;
+    double *fr = malloc(sizeof(double) * (size_t)frame_length), *d = malloc(sizeof(double) * (size_t)(tau_max + 1));
+    for (int b = 0; b < batch; b++)
+        for (int t = 0; t < frames; t++) {
+            long start = (long)t * hop - (center ? frame_length / 2 : 0);
+            for (int i = 0; i < frame_length; i++) {
+                long p = start + i;
+                fr[i] = p >= 0 && p < len ? x[(long)b * len + p] : 0;
+            }
+            for (int tau = 0; tau <= tau_max; tau++) {
+                double acc = 0;
+                for (int j = 0; j < W; j++)
+                    acc += (fr[j] - fr[j + tau]) * (fr[j] - fr[j + tau]);
+                d[tau] = acc;
+            }
+            double cum = 0;
+            for (int tau = 1; tau <= tau_max; tau++) {
+                cum += d[tau];
+                d[tau] = cum > 0 ? d[tau] * tau / cum : 1;
+            }
+            d[0] = 1;
+            int tau = tau_min;
+            while (tau < tau_max && !(d[tau] < threshold))
+                tau++;
+            if (tau < tau_max) {
+                while (tau + 1 < tau_max && d[tau + 1] < d[tau])
+                    tau++;
+            } else {
+                tau = tau_min;
+                for (int k = tau_min + 1; k < tau_max; k++)
+                    if (d[k] < d[tau])
+                        tau = k;
+            }
+            double shift = 0;
+            if (tau > 1 && tau + 1 <= tau_max) {
+                double a = d[tau - 1], m = d[tau], c = d[tau + 1], den = a - 2 * m + c;
+                if (den > 0)
+                    shift = fmin(fmax(0.5 * (a - c) / den, -1), 1);
+            }
+            f0[(long)b * frames + t] = (float)(sr / (tau + shift));
+            aperiodicity[(long)b * frames + t] = (float)d[tau];
+        }
+    free(fr), free(d);
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

@@ -68,6 +68,11 @@ void kc_ref_resample(int batch, int len, int t_out, int orig, int new_rate, int 
 void kc_ref_sine_source(int batch, int frames, int upp, int dim, float amp, float noise_std, const float *rad,
                         const float *uvf, const float *noise, float *sine, float *nz, float *uv);
 
+/* yin.kc: de Cheveigné & Kawahara's steps 2-5 in double per frame (the
+ * kernel's header): f0 = sr / tau and the aperiodicity d'(tau). */
+void kc_ref_yin(int batch, int len, int frame_length, int hop, int frames, int center, int tau_min, int tau_max,
+                float threshold, float sr, const float *x, float *f0, float *aperiodicity);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

@@ -750,6 +750,82 @@ static void test_sine_source(void **state)
     kd_report("sine_source", nv, kd_info("sine_source")->tolerance);
 }
 
+/* ---- yin ------------------------------------------------------------------------------------- */
+
+typedef struct yin_shape {
+    int batch, len, frame_length, hop, center, tau_min, tau_max;
+    double f; /* the test signal's fundamental (Hz at 16 kHz); 0: noise */
+} yin_shape;
+
+/* YIN picks a lag by comparisons (a threshold crossing, a dip's bottom),
+ * which rounding could flip only where two values nearly tie; the test
+ * signals are clearly periodic (two harmonics and 1 % noise, with a glide
+ * and a silent stretch) so that the kernel and the double reference pick
+ * the same lag. Then f0 differs by the parabola's rounding: relative
+ * gamma(4 W) amplified by the parabola's curvature, bounded here by 1e-4
+ * of f0; the aperiodicity (a ratio of W-term sums) by 1e-4 absolute. */
+static void yin_case(rt_rng *r, yin_shape sh, const char *const *v, int nv)
+{
+    int frames = 1 + (sh.len - (sh.center ? 0 : sh.frame_length)) / sh.hop;
+    size_t n = 2 * (size_t)sh.batch * frames;
+    float *x = kd_alloc((size_t)sh.batch * sh.len), *want = kd_alloc(n);
+    for (int b = 0; b < sh.batch; b++) {
+        double ph = rt_uniform(r, 0, 1), f = sh.f * (1 + 0.2 * b);
+        for (int i = 0; i < sh.len; i++) {
+            double glide = f * (1 + 0.1 * sin(2 * M_PI * i / (double)sh.len));
+            ph += glide / 16000;
+            double silent = i > sh.len / 3 && i < sh.len / 3 + sh.frame_length ? 0 : 1;
+            x[(size_t)b * sh.len + i] =
+                (float)(silent * (sin(2 * M_PI * ph) + 0.4 * sin(4 * M_PI * ph + 1)) + 0.01 * rt_uniform(r, -1, 1));
+        }
+    }
+    kc_ref_yin(sh.batch, sh.len, sh.frame_length, sh.hop, frames, sh.center, sh.tau_min, sh.tau_max, 0.1f, 16000.0f,
+               x, want, want + (size_t)sh.batch * frames);
+    double *bound = kd_bounds(n);
+    for (size_t i = 0; i < n; i++)
+        bound[i] = i < n / 2 ? 1e-4 * want[i] : 1e-4;
+    kcrt_buffer *bx = kd_in(x, (size_t)sh.batch * sh.len, false), *bf = kd_out(n / 2);
+    kd_case c = {.kernel = "yin", .nargs = 13, .out = bf, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("yin")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "batch=%d len=%d frame_length=%d hop=%d center=%d tau=%d..%d f=%g", sh.batch,
+             sh.len, sh.frame_length, sh.hop, sh.center, sh.tau_min, sh.tau_max, sh.f);
+    /* f0 and the aperiodicity in one buffer: the second starts at its half */
+    size_t half = (size_t)sh.batch * frames;
+    kcrt_buffer *ba = kd_out(half);
+    kcrt_arg args[] = {KCRT_I32(sh.batch),   KCRT_I32(sh.len),     KCRT_I32(sh.frame_length), KCRT_I32(sh.hop),
+                       KCRT_I32(frames),     KCRT_I32(sh.center),  KCRT_I32(sh.tau_min),      KCRT_I32(sh.tau_max),
+                       KCRT_F32(0.1f),       KCRT_F32(16000.0f),   KCRT_BUF(bx),              KCRT_BUF(bf),
+                       KCRT_BUF(ba)};
+    memcpy(c.args, args, sizeof args);
+    c.n = half; /* f0 is checked by kd_run; the aperiodicity below, from the last variant */
+    kd_run(&c, v, nv);
+    float *ap = rt_read(ba);
+    for (size_t i = 0; i < half; i++)
+        if (!(fabsf(ap[i] - want[half + i]) <= 1e-4f))
+            fail_msg("yin %s: aperiodicity[%zu] = %.9g, expected %.9g", c.shape, i, ap[i], want[half + i]);
+    free(ap);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bf), kcrt_buffer_free(ba);
+    free(x), free(want), free(bound);
+}
+
+static void test_yin(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x714);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("yin", v);
+    kd_begin();
+    /* RVC's 16 kHz framing; a low voice, a high one; no centring; frames
+     * of 2,048 (lags to 1,024: every thread a long run of lags); batch */
+    static const yin_shape shapes[] = {
+        {1, 8000, 1024, 160, 1, 8, 512, 150},  {2, 4001, 512, 80, 1, 16, 256, 220}, {1, 3000, 256, 64, 0, 8, 128, 1000},
+        {1, 9000, 2048, 480, 1, 16, 1024, 90},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        yin_case(&r, shapes[i], v, nv);
+    kd_report("yin", nv, kd_info("yin")->tolerance);
+}
+
 /* ---- attention ------------------------------------------------------------------------------- */
 
 typedef struct att_shape {
@@ -1308,7 +1384,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1324,6 +1400,11 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
+            else if (!strcmp(kernels[k], "yin"))
+                yin_case(&r,
+                         (yin_shape){1, I("len", 0) / 10, I("frame_length", 1024), I("hop", 160), I("center", 1),
+                                     I("tau_min", 16), I("tau_max", 512), 140},
+                         v, nv);
             else if (!strcmp(kernels[k], "sine_source"))
                 sine_source_case(&r, (ss_shape){I("batch", 1), I("frames", 1), I("upp", 1), I("dim", 1)}, v, nv);
             else if (!strcmp(kernels[k], "resample"))
@@ -1373,7 +1454,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1441,6 +1522,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
