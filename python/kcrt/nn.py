@@ -23,7 +23,7 @@ from . import Error, Tensor, default_context
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
            "melscale_fbanks", "scaled_dot_product_attention", "resample",
-           "sine_source", "yin"]
+           "sine_source", "yin", "conv2d"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -140,6 +140,48 @@ class Ops:
             k.launch(cin, cout, t_in, ks, stride, padding, output_padding, xi, w, b, y)
             outs.append(y)
         return self._stack(outs, x.shape[:-2] + (cout, t_out))
+
+    def conv2d(self, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        """torch.nn.functional.conv2d of (N, C, H, W) or (C, H, W) input."""
+        op = "conv2d"
+        x = self._tensor(op, "input", input, (3, 4))
+        w = self._tensor(op, "weight", weight, (4,))
+        squeeze = len(x.shape) == 3
+        n, cin, h, wd = (1,) + tuple(x.shape) if squeeze else tuple(x.shape)
+        cout, cig, kh, kw = w.shape
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+            _fail(op, "non-positive groups is not supported")
+        if cin != cig * groups:
+            _fail(op, "Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d channels "
+                  "instead" % (groups, list(w.shape), list(x.shape), cig * groups, cin))
+        if cout % groups:
+            _fail(op, "Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight of "
+                  "size %s instead" % (groups, groups, list(w.shape)))
+        sh, sw = _pair(op, "stride", stride)
+        dh, dw = _pair(op, "dilation", dilation)
+        if padding == "same":
+            if (sh, sw) != (1, 1):
+                _fail(op, "padding='same' is not supported for strided convolutions")
+            th, tw = dh * (kh - 1), dw * (kw - 1)
+            if th % 2 or tw % 2:
+                _fail(op, "padding='same' with an odd total padding (%d, %d): the shipped kernel pads both sides alike"
+                      % (th, tw))
+            ph, pw = th // 2, tw // 2
+        elif padding == "valid":
+            ph, pw = 0, 0
+        else:
+            ph, pw = _pair(op, "padding", padding, zero_ok=True)
+        oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        if oh < 1 or ow < 1:
+            _fail(op, "Calculated padded input size per channel: (%d x %d). Kernel size: (%d x %d). Kernel size "
+                  "can't be greater than actual input size" % (h + 2 * ph, wd + 2 * pw, dh * (kh - 1) + 1,
+                                                               dw * (kw - 1) + 1))
+        b = self._bias(op, bias, cout)
+        y = Tensor(self.ctx.buffer(_bytes(n * cout * oh * ow)), (n, cout, oh, ow), np.float32)
+        self._kernel(op, "conv2d").launch(n, cin, h, wd, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, x, w,
+                                          b, y)
+        return Tensor(y.buffer, (cout, oh, ow), np.float32) if squeeze else y
 
     # ---- linear, norms, softmax ---------------------------------------------------------------------------
 
@@ -821,6 +863,18 @@ def _one(op, name, v):
     return int(v)
 
 
+def _pair(op, name, v, zero_ok=False):
+    """An int or a pair of ints, as torch's conv2d takes stride, padding and dilation."""
+    vs = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+    if len(vs) != 2:
+        _fail(op, "expected %s to be a single integer value or a list of 2 values to match the convolution "
+              "dimensions, but got %s=%s" % (name, name, list(vs)))
+    for e in vs:
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)) or e < 0 or (e == 0 and not zero_ok):
+            _fail(op, "%s must be %s integers, not %r" % (name, "non-negative" if zero_ok else "positive", v))
+    return int(vs[0]), int(vs[1])
+
+
 def _padding(op, padding, dilation, ks):
     if padding == "valid":
         return 0
@@ -963,3 +1017,7 @@ def sine_source(*args, **kwargs):
 
 def yin(*args, **kwargs):
     return default_ops().yin(*args, **kwargs)
+
+
+def conv2d(*args, **kwargs):
+    return default_ops().conv2d(*args, **kwargs)

@@ -215,6 +215,23 @@ static int yin(run *r)
     return 0;
 }
 
+static int conv2d(run *r)
+{
+    kc_conv2d_shape sh = {iparam(r, "batch"), iparam(r, "cin"), iparam(r, "h"),  iparam(r, "w"),
+                          iparam(r, "cout"),  iparam(r, "kh"),  iparam(r, "kw"), iparam(r, "oh"),
+                          iparam(r, "ow"),    iparam(r, "sh"),  iparam(r, "sw"), iparam(r, "ph"),
+                          iparam(r, "pw"),    iparam(r, "dh"),  iparam(r, "dw"), iparam(r, "groups")};
+    const float *x = input(r, "x", (long)sh.batch * sh.cin * sh.h * sh.w),
+                *wt = input(r, "wt", (long)sh.cout * (sh.cin / sh.groups) * sh.kh * sh.kw),
+                *b = input(r, "bias", sh.cout);
+    long n = (long)sh.batch * sh.cout * sh.oh * sh.ow;
+    float *y = zeros(n);
+    kc_ref_conv2d(&sh, x, wt, b, y, NULL);
+    output(r, y, n);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -301,6 +318,7 @@ static const struct {
     {"resample", resample},
     {"sine_source", sine_source},
     {"yin", yin},
+    {"conv2d", conv2d},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -281,6 +281,28 @@ def cases(rng):
                       tau_max=tau_max, threshold=0.1, sr=sr)
         yield "yin", params, dict(x=x), yin_np(x, sr, fl, hop, frames, center, tau_min, tau_max, 0.1)
 
+    # conv2d: numpy's pad, strided/dilated patches and einsum per group
+    for (bt, cin, h, w, cout, kh, kw, sh, sw, ph, pw, dh, dw, g) in (
+            (1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1), (2, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1),
+            (1, 4, 11, 6, 6, 3, 2, 2, 1, 0, 1, 1, 2, 2), (1, 6, 8, 8, 6, 3, 3, 1, 2, 2, 1, 2, 1, 6),
+            (1, 8, 5, 13, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1)):
+        x, wt, b = f32(rng, bt, cin, h, w), f32(rng, cout, cin // g, kh, kw), f32(rng, cout)
+        oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+        ri = (np.arange(oh) * sh)[:, None] + (np.arange(kh) * dh)[None, :]  # oh x kh rows
+        ci = (np.arange(ow) * sw)[:, None] + (np.arange(kw) * dw)[None, :]  # ow x kw columns
+        patches = xp[:, :, ri[:, None, :, None], ci[None, :, None, :]]      # n, cin, oh, ow, kh, kw
+        want = np.zeros((bt, cout, oh, ow))
+        cig, cog = cin // g, cout // g
+        for gi in range(g):
+            want[:, gi * cog:(gi + 1) * cog] = np.einsum("ncijpq,ocpq->noij", patches[:, gi * cig:(gi + 1) * cig],
+                                                         wt[gi * cog:(gi + 1) * cog].astype(np.float64))
+        want += b.astype(np.float64)[None, :, None, None]
+        params = dict(batch=bt, cin=cin, h=h, w=w, cout=cout, kh=kh, kw=kw, oh=oh, ow=ow, sh=sh, sw=sw, ph=ph, pw=pw,
+                      dh=dh, dw=dw, groups=g)
+        yield "conv2d", params, dict(x=x, wt=wt, bias=b), want
+
     # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
     for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
                                           (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):

@@ -274,6 +274,32 @@ void kc_ref_yin(int batch, int len, int frame_length, int hop, int frames, int c
     free(fr), free(d);
 }
 
+void kc_ref_conv2d(const kc_conv2d_shape *s, const float *x, const float *wt, const float *bias, float *y,
+                   double *mag)
+{
+    int cig = s->cin / s->groups, cog = s->cout / s->groups;
+    for (int n = 0; n < s->batch; n++)
+        for (int o = 0; o < s->cout; o++)
+            for (int i = 0; i < s->oh; i++)
+                for (int j = 0; j < s->ow; j++) {
+                    double acc = bias[o], a = fabs(bias[o]);
+                    for (int c = 0; c < cig; c++)
+                        for (int p = 0; p < s->kh; p++)
+                            for (int q = 0; q < s->kw; q++) {
+                                int r = i * s->sh - s->ph + p * s->dh, t = j * s->sw - s->pw + q * s->dw;
+                                if (r < 0 || r >= s->h || t < 0 || t >= s->w)
+                                    continue;
+                                double v = (double)x[(((long)n * s->cin + (long)(o / cog) * cig + c) * s->h + r) * s->w + t] *
+                                           wt[(((long)o * cig + c) * s->kh + p) * s->kw + q];
+                                acc += v, a += fabs(v);
+                            }
+                    long at = (((long)n * s->cout + o) * s->oh + i) * s->ow + j;
+                    y[at] = (float)acc;
+                    if (mag)
+                        mag[at] = a;
+                }
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

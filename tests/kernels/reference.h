@@ -73,6 +73,15 @@ void kc_ref_sine_source(int batch, int frames, int upp, int dim, float amp, floa
 void kc_ref_yin(int batch, int len, int frame_length, int hop, int frames, int center, int tau_min, int tau_max,
                 float threshold, float sr, const float *x, float *f0, float *aperiodicity);
 
+/* conv2d.kc: NCHW, weights (cout, cin / groups, kh, kw), stride, zero
+ * padding, dilation, groups; in double; mag (may be NULL) gets per output
+ * |bias| + sum of |x w|. */
+typedef struct kc_conv2d_shape {
+    int batch, cin, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups;
+} kc_conv2d_shape;
+void kc_ref_conv2d(const kc_conv2d_shape *s, const float *x, const float *wt, const float *bias, float *y,
+                   double *mag);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

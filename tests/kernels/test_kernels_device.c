@@ -157,7 +157,7 @@ static kcrt_buffer *kd_out(size_t n)
 typedef struct kd_case {
     const char *kernel;
     char shape[200];
-    kcrt_arg args[16];
+    kcrt_arg args[24];
     size_t nargs;
     kcrt_buffer *out;
     const float *inout;
@@ -826,6 +826,60 @@ static void test_yin(void **state)
     kd_report("yin", nv, kd_info("yin")->tolerance);
 }
 
+/* ---- conv2d ---------------------------------------------------------------------------------- */
+
+/* A sum of cin / groups x kh x kw products and the bias: gamma(K + 1) of
+ * the sum of their magnitudes (the reference's mag), for any order. */
+static void conv2d_case(rt_rng *r, kc_conv2d_shape sh, const char *const *v, int nv)
+{
+    sh.oh = (sh.h + 2 * sh.ph - sh.dh * (sh.kh - 1) - 1) / sh.sh + 1;
+    sh.ow = (sh.w + 2 * sh.pw - sh.dw * (sh.kw - 1) - 1) / sh.sw + 1;
+    size_t nx = (size_t)sh.batch * sh.cin * sh.h * sh.w, nw = (size_t)sh.cout * (sh.cin / sh.groups) * sh.kh * sh.kw;
+    size_t n = (size_t)sh.batch * sh.cout * sh.oh * sh.ow;
+    float *x = kd_normal(r, nx, 0, 1), *wt = kd_normal(r, nw, 0, 0.3f), *b = kd_uniform(r, (size_t)sh.cout, -1, 1);
+    float *want = kd_alloc(n);
+    double *mag = kd_bounds(n), *bound = kd_bounds(n);
+    kc_ref_conv2d(&sh, x, wt, b, want, mag);
+    int k = sh.cin / sh.groups * sh.kh * sh.kw;
+    for (size_t i = 0; i < n; i++)
+        bound[i] = 2 * gamma_n(k + 2) * mag[i];
+    kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(wt, nw, false), *bb = kd_in(b, (size_t)sh.cout, false),
+                *by = kd_out(n);
+    kd_case c = {.kernel = "conv2d", .nargs = 20, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info("conv2d")->tolerance};
+    snprintf(c.shape, sizeof c.shape,
+             "batch=%d cin=%d h=%d w=%d cout=%d k=%dx%d stride=%d,%d pad=%d,%d dil=%d,%d groups=%d", sh.batch, sh.cin,
+             sh.h, sh.w, sh.cout, sh.kh, sh.kw, sh.sh, sh.sw, sh.ph, sh.pw, sh.dh, sh.dw, sh.groups);
+    kcrt_arg args[] = {KCRT_I32(sh.batch), KCRT_I32(sh.cin), KCRT_I32(sh.h),  KCRT_I32(sh.w),    KCRT_I32(sh.cout),
+                       KCRT_I32(sh.kh),    KCRT_I32(sh.kw),  KCRT_I32(sh.oh), KCRT_I32(sh.ow),   KCRT_I32(sh.sh),
+                       KCRT_I32(sh.sw),    KCRT_I32(sh.ph),  KCRT_I32(sh.pw), KCRT_I32(sh.dh),   KCRT_I32(sh.dw),
+                       KCRT_I32(sh.groups), KCRT_BUF(bx),    KCRT_BUF(bw),    KCRT_BUF(bb),      KCRT_BUF(by)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bw), kcrt_buffer_free(bb), kcrt_buffer_free(by);
+    free(x), free(wt), free(b), free(want), free(mag), free(bound);
+}
+
+static void test_conv2d(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xc2d);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("conv2d", v);
+    kd_begin();
+    /* 1 x 1 of one pixel; RMVPE-like 3 x 3 and 1 x 1; strides, paddings and
+     * dilations that differ by axis; groups of 2; depthwise (groups = cin,
+     * a thread's channels spanning groups); cout not a multiple of COB */
+    static const kc_conv2d_shape shapes[] = {
+        {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1},    {2, 3, 17, 9, 5, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1},
+        {1, 4, 11, 6, 6, 3, 2, 0, 0, 2, 1, 0, 1, 1, 2, 2},   {1, 6, 8, 8, 6, 3, 3, 0, 0, 1, 2, 2, 1, 2, 1, 6},
+        {1, 16, 40, 32, 16, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1}, {1, 32, 20, 16, 7, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        conv2d_case(&r, shapes[i], v, nv);
+    kd_report("conv2d", nv, kd_info("conv2d")->tolerance);
+}
+
 /* ---- attention ------------------------------------------------------------------------------- */
 
 typedef struct att_shape {
@@ -1384,7 +1438,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1400,6 +1454,12 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
+            else if (!strcmp(kernels[k], "conv2d"))
+                conv2d_case(&r,
+                            (kc_conv2d_shape){I("batch", 1), I("cin", 1), I("h", 1), I("w", 1), I("cout", 1),
+                                              I("kh", 1), I("kw", 1), 0, 0, I("sh", 1), I("sw", 1), I("ph", 0),
+                                              I("pw", 0), I("dh", 1), I("dw", 1), I("groups", 1)},
+                            v, nv);
             else if (!strcmp(kernels[k], "yin"))
                 yin_case(&r,
                          (yin_shape){1, I("len", 0) / 10, I("frame_length", 1024), I("hop", 160), I("center", 1),
@@ -1454,7 +1514,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1523,6 +1583,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_conv2d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
