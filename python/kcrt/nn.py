@@ -90,17 +90,27 @@ class Ops:
         cout, cin_g, ks = w.shape
         cin, t_in = x.shape[-2:]
         stride, dilation = _one(op, "stride", stride), _one(op, "dilation", dilation)
+        if padding == "same" and stride != 1:
+            _fail(op, "padding='same' is not supported for strided convolutions")
         padding = _padding(op, padding, dilation, ks)
-        if groups != 1:
-            _fail(op, "groups=%d: the shipped conv1d kernel has groups=1 only (issue 12)" % groups)
-        if stride != 1:
-            _fail(op, "stride=%d: the shipped conv1d kernel has stride 1 only (issue 12)" % stride)
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+            _fail(op, "non-positive groups is not supported")
         if cin != cin_g * groups:
             _fail(op, "Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d "
                   "channels instead" % (groups, list(w.shape), list(x.shape), cin_g * groups, cin))
-        t_out = t_in + 2 * padding - dilation * (ks - 1)
+        if cout % groups:
+            _fail(op, "Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight of "
+                  "size %s instead" % (groups, groups, list(w.shape)))
+        t_out = (t_in + 2 * padding - dilation * (ks - 1) - 1) // stride + 1
         if t_out < 1:
             _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
+        if stride != 1 or groups != 1:
+            # strided and grouped (depthwise too): conv2d's kernel over a height of 1, one launch for the batch
+            n = x.size // (cin * t_in)
+            y = self.conv2d(Tensor(x.buffer, (n, cin, 1, t_in), np.float32),
+                            Tensor(w.buffer, (cout, cin_g, 1, ks), np.float32), bias, (1, stride), (0, padding),
+                            (1, dilation), groups)
+            return Tensor(y.buffer, x.shape[:-2] + (cout, t_out), np.float32)
         b = self._bias(op, bias, cout)
         k = self._kernel(op, "conv1d")
         outs = []
