@@ -23,7 +23,7 @@ from . import Error, Tensor, default_context
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
            "melscale_fbanks", "scaled_dot_product_attention", "resample",
-           "sine_source", "yin", "conv2d"]
+           "sine_source", "yin", "conv2d", "gru"]
 
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -192,6 +192,59 @@ class Ops:
         self._kernel(op, "conv2d").launch(n, cin, h, wd, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, x, w,
                                           b, y)
         return Tensor(y.buffer, (cout, oh, ow), np.float32) if squeeze else y
+
+    # ---- recurrent (kernels/gru_step.kc, gemm.kc) ----------------------------------------------------------
+
+    def gru(self, input, weight_ih, weight_hh, bias_ih=None, bias_hh=None, hx=None, batch_first=False,
+            reverse=False):
+        """One direction of one torch.nn.GRU layer, with its parameters as
+        the module names them (weight_ih_l0, weight_hh_l0, bias_ih_l0,
+        bias_hh_l0; the _reverse ones with reverse=True): input (L, N, I)
+        ((N, L, I) with batch_first, or (L, I)) -> (output (L, N, H), h_n
+        (N, H)). A bidirectional layer is two calls and a concatenation of
+        the outputs on the last dimension, as torch.nn.GRU does. The input
+        side of every step is one gemm; the recurrence one gru_step launch
+        a step."""
+        op = "gru"
+        x = self._tensor(op, "input", input, (2, 3))
+        wih = self._tensor(op, "weight_ih", weight_ih, (2,))
+        whh = self._tensor(op, "weight_hh", weight_hh, (2,))
+        unbatched = len(x.shape) == 2
+        xa = x.numpy()
+        if unbatched:
+            xa = xa[:, None, :]
+        elif batch_first:
+            xa = np.ascontiguousarray(xa.transpose(1, 0, 2))
+        steps, batch, isz = xa.shape
+        h3, hid = whh.shape
+        if h3 != 3 * hid or tuple(wih.shape) != (3 * hid, isz):
+            _fail(op, "weight_ih %s and weight_hh %s do not make a GRU of input size %d (expected [%d, %d] and "
+                  "[%d, %d])" % (list(wih.shape), list(whh.shape), isz, 3 * hid, isz, 3 * hid, hid))
+        bih = self._bias(op, bias_ih, 3 * hid)
+        bhh = self._bias(op, bias_hh, 3 * hid)
+        if hx is None:
+            h = self._zeros(batch * hid)
+        else:
+            ha = hx.numpy() if isinstance(hx, Tensor) else np.asarray(hx, np.float32)
+            if ha.size != batch * hid:
+                _fail(op, "Expected hidden size %s, got %s" % ([1, batch, hid], list(ha.shape)))
+            h = self.ctx.tensor(np.ascontiguousarray(ha.reshape(batch * hid), np.float32))
+        out = Tensor(self.ctx.buffer(_bytes(steps * batch * hid)), (steps, batch, hid), np.float32)
+        if steps and batch:
+            gi = self.linear(self.ctx.tensor(xa.reshape(steps * batch, isz)), wih, bih)  # every step's input side
+            other = Tensor(self.ctx.buffer(_bytes(batch * hid)), (batch * hid,), np.float32)
+            k = self._kernel(op, "gru_step")
+            for i in range(steps):
+                t = steps - 1 - i if reverse else i
+                k.launch(batch, hid, t, steps, gi, whh, bhh, h, other, out)
+                h, other = other, h
+        h_n = Tensor(h.buffer, (batch, hid), np.float32)
+        if unbatched:
+            return Tensor(out.buffer, (steps, hid), np.float32), Tensor(h.buffer, (hid,), np.float32)
+        if batch_first:
+            self.ctx.finish()
+            out = self.ctx.tensor(np.ascontiguousarray(out.numpy().transpose(1, 0, 2)))
+        return out, h_n
 
     # ---- linear, norms, softmax ---------------------------------------------------------------------------
 
@@ -1031,3 +1084,7 @@ def yin(*args, **kwargs):
 
 def conv2d(*args, **kwargs):
     return default_ops().conv2d(*args, **kwargs)
+
+
+def gru(*args, **kwargs):
+    return default_ops().gru(*args, **kwargs)

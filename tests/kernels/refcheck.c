@@ -232,6 +232,18 @@ static int conv2d(run *r)
     return 0;
 }
 
+static int gru_step(run *r)
+{
+    int batch = iparam(r, "batch"), hidden = iparam(r, "hidden"), t = iparam(r, "t"), steps = iparam(r, "steps");
+    const float *gi = input(r, "gi", (long)steps * batch * 3 * hidden), *whh = input(r, "whh", 3L * hidden * hidden),
+                *bhh = input(r, "bhh", 3L * hidden), *h = input(r, "h_in", (long)batch * hidden);
+    float *y = zeros((long)batch * hidden);
+    kc_ref_gru_step(batch, hidden, t, gi, whh, bhh, h, y, NULL);
+    output(r, y, (long)batch * hidden);
+    free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -319,6 +331,7 @@ static const struct {
     {"sine_source", sine_source},
     {"yin", yin},
     {"conv2d", conv2d},
+    {"gru_step", gru_step},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

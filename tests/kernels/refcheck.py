@@ -303,6 +303,19 @@ def cases(rng):
                       dh=dh, dw=dw, groups=g)
         yield "conv2d", params, dict(x=x, wt=wt, bias=b), want
 
+    # gru_step: torch.nn.GRU's equations (its documentation) with numpy
+    for batch, hidden, steps, t in ((1, 1, 1, 0), (2, 5, 3, 1), (3, 16, 4, 3), (1, 33, 2, 0)):
+        gi, whh, bhh, h = f32(rng, steps, batch, 3 * hidden), f32(rng, 3 * hidden, hidden), f32(rng, 3 * hidden), \
+            f32(rng, batch, hidden)
+        hd = h.astype(np.float64)
+        gh = hd @ whh.astype(np.float64).T + bhh.astype(np.float64)  # batch x 3 hidden
+        g = gi[t].astype(np.float64)
+        r = 1 / (1 + np.exp(-(g[:, :hidden] + gh[:, :hidden])))
+        z = 1 / (1 + np.exp(-(g[:, hidden:2 * hidden] + gh[:, hidden:2 * hidden])))
+        n = np.tanh(g[:, 2 * hidden:] + r * gh[:, 2 * hidden:])
+        params = dict(batch=batch, hidden=hidden, t=t, steps=steps)
+        yield "gru_step", params, dict(gi=gi, whh=whh, bhh=bhh, h_in=h), (1 - z) * n + z * hd
+
     # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
     for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
                                           (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):

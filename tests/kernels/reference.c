@@ -300,6 +300,28 @@ void kc_ref_conv2d(const kc_conv2d_shape *s, const float *x, const float *wt, co
                 }
 }
 
+void kc_ref_gru_step(int batch, int hidden, int t, const float *gi, const float *whh, const float *bhh,
+                     const float *h_in, float *h_out, double *mag)
+{
+    for (int b = 0; b < batch; b++)
+        for (int u = 0; u < hidden; u++) {
+            double a[3], m = 0;
+            for (int q = 0; q < 3; q++) {
+                a[q] = bhh[q * hidden + u], m += fabs(a[q]);
+                for (int k = 0; k < hidden; k++) {
+                    double v = (double)h_in[(long)b * hidden + k] * whh[((long)q * hidden + u) * hidden + k];
+                    a[q] += v, m += fabs(v);
+                }
+            }
+            const float *g = gi + ((long)t * batch + b) * 3 * hidden;
+            double r = 1 / (1 + exp(-(g[u] + a[0]))), z = 1 / (1 + exp(-(g[hidden + u] + a[1])));
+            double n = tanh(g[2 * hidden + u] + r * a[2]);
+            h_out[(long)b * hidden + u] = (float)((1 - z) * n + z * h_in[(long)b * hidden + u]);
+            if (mag)
+                mag[(long)b * hidden + u] = m + fabs(g[u]) + fabs(g[hidden + u]) + fabs(g[2 * hidden + u]);
+        }
+}
+
 void kc_ref_saxpy(int n, float a, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)

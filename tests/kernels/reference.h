@@ -82,6 +82,13 @@ typedef struct kc_conv2d_shape {
 void kc_ref_conv2d(const kc_conv2d_shape *s, const float *x, const float *wt, const float *bias, float *y,
                    double *mag);
 
+/* gru_step.kc: one GRU step (torch.nn.GRU's equations) in double: h_out
+ * from h_in, step t's input projections gi and whh, bhh; mag (may be NULL)
+ * gets per unit the sum of the magnitudes of its three dot products' terms
+ * and biases (the scale of the rounding errors). */
+void kc_ref_gru_step(int batch, int hidden, int t, const float *gi, const float *whh, const float *bhh,
+                     const float *h_in, float *h_out, double *mag);
+
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);
 

@@ -880,6 +880,56 @@ static void test_conv2d(void **state)
     kd_report("conv2d", nv, kd_info("conv2d")->tolerance);
 }
 
+/* ---- gru_step -------------------------------------------------------------------------------- */
+
+/* Each gate's argument is a dot product of hidden terms plus a bias and
+ * gi: off by gamma(hidden + 4) of its terms' magnitudes (the reference's
+ * mag), which sigmoid (slope <= 1/4) and tanh (<= 1) pass on at most; h'
+ * mixes them with weights in [0, 1]: 4 times that, plus the gates' own
+ * few ulp (expf, tanhf, a division). out[t] must equal h_out. */
+static void gru_step_case(rt_rng *r, int batch, int hidden, int steps, int t, const char *const *v, int nv)
+{
+    size_t ng = (size_t)steps * batch * 3 * hidden, nh = (size_t)batch * hidden;
+    float *gi = kd_normal(r, ng, 0, 1), *whh = kd_normal(r, 3 * (size_t)hidden * hidden, 0, 1 / sqrtf((float)hidden));
+    float *bhh = kd_uniform(r, 3 * (size_t)hidden, -0.5f, 0.5f), *h = kd_uniform(r, nh, -1, 1), *want = kd_alloc(nh);
+    double *mag = kd_bounds(nh), *bound = kd_bounds(nh);
+    kc_ref_gru_step(batch, hidden, t, gi, whh, bhh, h, want, mag);
+    for (size_t i = 0; i < nh; i++)
+        bound[i] = 4 * gamma_n(hidden + 4) * mag[i] + 32 * KD_U;
+    kcrt_buffer *bg = kd_in(gi, ng, false), *bw = kd_in(whh, 3 * (size_t)hidden * hidden, false),
+                *bb = kd_in(bhh, 3 * (size_t)hidden, false), *bh = kd_in(h, nh, false), *by = kd_out(nh),
+                *bo = kd_out((size_t)steps * nh);
+    kd_case c = {.kernel = "gru_step", .nargs = 10, .out = by, .n = nh, .want = want, .bound = bound,
+                 .l2tol = kd_info("gru_step")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "batch=%d hidden=%d steps=%d t=%d", batch, hidden, steps, t);
+    kcrt_arg args[] = {KCRT_I32(batch), KCRT_I32(hidden), KCRT_I32(t),  KCRT_I32(steps), KCRT_BUF(bg),
+                       KCRT_BUF(bw),    KCRT_BUF(bb),     KCRT_BUF(bh), KCRT_BUF(by),    KCRT_BUF(bo)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    float *got = rt_read(by), *out = rt_read(bo);
+    if (memcmp(got, out + (size_t)t * nh, sizeof(float) * nh) != 0)
+        fail_msg("gru_step %s: out[t] differs from h_out", c.shape);
+    free(got), free(out);
+    kcrt_buffer_free(bg), kcrt_buffer_free(bw), kcrt_buffer_free(bb), kcrt_buffer_free(bh), kcrt_buffer_free(by),
+        kcrt_buffer_free(bo);
+    free(gi), free(whh), free(bhh), free(h), free(want), free(mag), free(bound);
+}
+
+static void test_gru_step(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x6e0);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("gru_step", v);
+    kd_begin();
+    /* one unit; hidden not a multiple of 4 (the scalar tail); RMVPE's 256;
+     * more units than a workgroup; batch; the last step */
+    static const int shapes[][4] = {{1, 1, 1, 0}, {2, 5, 3, 1}, {1, 256, 4, 2}, {3, 130, 2, 1}, {4, 64, 7, 6}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        gru_step_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], v, nv);
+    kd_report("gru_step", nv, kd_info("gru_step")->tolerance);
+}
+
 /* ---- attention ------------------------------------------------------------------------------- */
 
 typedef struct att_shape {
@@ -1438,7 +1488,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1454,6 +1504,8 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
+            else if (!strcmp(kernels[k], "gru_step"))
+                gru_step_case(&r, I("batch", 1), I("hidden", 1), I("steps", 1), I("t", 0), v, nv);
             else if (!strcmp(kernels[k], "conv2d"))
                 conv2d_case(&r,
                             (kc_conv2d_shape){I("batch", 1), I("cin", 1), I("h", 1), I("w", 1), I("cout", 1),
@@ -1514,7 +1566,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1584,6 +1636,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv2d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_gru_step, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
