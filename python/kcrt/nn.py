@@ -250,6 +250,8 @@ class Ops:
 
     def linear(self, input, weight, bias=None):
         op = "linear"
+        if _dtype_of(input) == np.float16 or _dtype_of(weight) == np.float16:
+            return self._linear_f16(op, input, weight, bias)
         x = self._tensor(op, "input", input)
         w = self._tensor(op, "weight", weight, (1, 2))
         if len(x.shape) < 1:
@@ -269,6 +271,46 @@ class Ops:
             wt = self.ctx.tensor(np.ascontiguousarray(w2.numpy().T))
             self._kernel(op, "gemm").launch(m, n, kdim, has_bias, 0, 0.0, x, wt, b, y)
         return y if len(w.shape) == 2 else Tensor(y.buffer, x.shape[:-1], np.float32)
+
+    def _linear_f16(self, op, input, weight, bias):
+        """linear on float16 tensors (kernels/gemm_f16.kc): half storage,
+        float sums, a float16 result, as torch's on half. Needs the device's
+        16-bit storage; a kcrt.Error says so where it has none."""
+        x, w = self._half(op, "input", input), self._half(op, "weight", weight)
+        if len(w.shape) != 2:
+            _fail(op, "the float16 path takes a 2-D weight, got %s" % list(w.shape))
+        n, kdim = w.shape
+        if not x.shape or x.shape[-1] != kdim:
+            rows = int(np.prod(x.shape[:-1], dtype=np.int64)) if x.shape else 1
+            _fail(op, "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (
+                rows, x.shape[-1] if x.shape else 0, kdim, n))
+        m = int(np.prod(x.shape[:-1], dtype=np.int64))
+        b = self._zeros(n)
+        if bias is not None:
+            ba = bias.numpy() if isinstance(bias, Tensor) else np.asarray(bias)
+            if ba.shape != (n,):
+                _fail(op, "expected bias of size [%d], but got bias of size %s" % (n, list(ba.shape)))
+            b = self.ctx.tensor(ba.astype(np.float32))
+        wt = self.ctx.tensor(np.ascontiguousarray(w.numpy().T))
+        y = Tensor(self.ctx.buffer(max(16, (2 * m * n + 15) // 16 * 16)), x.shape[:-1] + (n,), np.float16)
+        try:
+            self._kernel(op, "gemm_f16").launch(m, n, kdim, bias is not None, x, wt, b, y)
+        except Error as e:
+            if "16-bit storage" in str(e):
+                _fail(op, "float16 needs 16-bit storage buffers, which %s does not offer (%s)"
+                      % (self.ctx.device_name, e))
+            raise
+        return y
+
+    def _half(self, op, name, v):
+        if isinstance(v, Tensor):
+            if v.dtype != np.float16:
+                _fail(op, "expected both operands to be float16 (got %s for '%s')" % (_torch_name(v.dtype), name))
+            return v
+        a = np.asarray(v)
+        if a.dtype != np.float16:
+            _fail(op, "expected both operands to be float16 (got %s for '%s')" % (_torch_name(a.dtype), name))
+        return self.ctx.tensor(np.ascontiguousarray(a))
 
     def layer_norm(self, input, normalized_shape, weight=None, bias=None, eps=1e-05):
         op = "layer_norm"
@@ -903,6 +945,12 @@ def _sinc_resample_kernel(orig, new, lowpass_filter_width, rolloff, method, beta
     with np.errstate(invalid="ignore", divide="ignore"):
         kern = np.where(t == 0, 1.0, np.sin(t) / t)
     return (kern * window * (base / orig)).astype(np.float32), width
+
+
+def _dtype_of(v):
+    if isinstance(v, Tensor):
+        return np.dtype(v.dtype)
+    return v.dtype if isinstance(v, np.ndarray) else None
 
 
 def _torch_name(dtype):

@@ -244,6 +244,24 @@ static int gru_step(run *r)
     return 0;
 }
 
+static int gemm_f16(run *r)
+{
+    int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
+    const float *a = input(r, "A", (long)M * K), *b = input(r, "B", (long)K * N), *bias = input(r, "bias", N);
+    uint16_t *A = malloc(2 * (size_t)M * K + 2), *B = malloc(2 * (size_t)K * N + 2), *C = malloc(2 * (size_t)M * N + 2);
+    for (long i = 0; i < (long)M * K; i++)
+        A[i] = kc_ref_float_to_half(a[i]);
+    for (long i = 0; i < (long)K * N; i++)
+        B[i] = kc_ref_float_to_half(b[i]);
+    kc_ref_gemm_f16(M, N, K, iparam(r, "has_bias"), A, B, bias, C, NULL);
+    float *y = zeros((long)M * N);
+    for (long i = 0; i < (long)M * N; i++)
+        y[i] = kc_ref_half_to_float(C[i]);
+    output(r, y, (long)M * N);
+    free(A), free(B), free(C), free(y);
+    return 0;
+}
+
 static int gemm(run *r)
 {
     int M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
@@ -332,6 +350,7 @@ static const struct {
     {"yin", yin},
     {"conv2d", conv2d},
     {"gru_step", gru_step},
+    {"gemm_f16", gemm_f16},
     {"gemm", gemm},
     {"gemv", gemv},
     {"softmax", softmax},

@@ -325,6 +325,16 @@ def cases(rng):
         params = dict(batch=batch, hidden=hidden, t=t, steps=steps)
         yield "gru_step", params, dict(gi=gi, whh=whh, bhh=bhh, h_in=h), (1 - z) * n + z * hd
 
+    # gemm_f16: numpy's float16 values, a float64 matmul, one rounding to float16
+    for (M, N, K, has_bias) in ((1, 1, 1, 0), (3, 5, 7, 1), (17, 33, 13, 1), (67, 130, 45, 0)):
+        a = rng.standard_normal((M, K)).astype(np.float16)
+        b = rng.standard_normal((K, N)).astype(np.float16)
+        bias = f32(rng, N)
+        c = a.astype(np.float64) @ b.astype(np.float64) + (bias.astype(np.float64) if has_bias else 0.0)
+        params = dict(M=M, N=N, K=K, has_bias=has_bias)
+        yield "gemm_f16", params, dict(A=a.astype(np.float32), B=b.astype(np.float32), bias=bias), \
+            c.astype(np.float16).astype(np.float64)
+
     # attention: softmax(scale q k^T + mask) v with numpy's matmul and exp
     for bh, lq, lk, d, dv, mm, causal in ((1, 1, 1, 1, 1, 0, 0), (2, 5, 7, 3, 4, 1, 0), (3, 9, 9, 8, 5, 0, 1),
                                           (2, 4, 11, 6, 6, 2, 1), (1, 17, 3, 64, 64, 1, 0)):

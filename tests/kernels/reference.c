@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 double kc_ref_activate(int act, double alpha, double x)
 {
@@ -319,6 +320,37 @@ void kc_ref_gru_step(int batch, int hidden, int t, const float *gi, const float 
             h_out[(long)b * hidden + u] = (float)((1 - z) * n + z * h_in[(long)b * hidden + u]);
             if (mag)
                 mag[(long)b * hidden + u] = m + fabs(g[u]) + fabs(g[hidden + u]) + fabs(g[2 * hidden + u]);
+        }
+}
+
+float kc_ref_half_to_float(uint16_t h)
+{
+    _Float16 v;
+    memcpy(&v, &h, 2);
+    return (float)v;
+}
+
+uint16_t kc_ref_float_to_half(double v)
+{
+    _Float16 h = (_Float16)v; /* one rounding, to nearest even */
+    uint16_t bits;
+    memcpy(&bits, &h, 2);
+    return bits;
+}
+
+void kc_ref_gemm_f16(int M, int N, int K, bool has_bias, const uint16_t *A, const uint16_t *B, const float *bias,
+                     uint16_t *C, double *mag)
+{
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double acc = has_bias ? bias[n] : 0, a = fabs(acc);
+            for (int k = 0; k < K; k++) {
+                double v = (double)kc_ref_half_to_float(A[(long)m * K + k]) * kc_ref_half_to_float(B[(long)k * N + n]);
+                acc += v, a += fabs(v);
+            }
+            C[(long)m * N + n] = kc_ref_float_to_half(acc);
+            if (mag)
+                mag[(long)m * N + n] = a;
         }
 }
 

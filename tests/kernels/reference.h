@@ -15,6 +15,7 @@
 #define KC_REFERENCE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The activations of include/act.kch (0 none, 1 ReLU, 2 GELU tanh, 3 leaky). */
 enum { KC_REF_ACT_NONE = 0, KC_REF_ACT_RELU = 1, KC_REF_ACT_GELU = 2, KC_REF_ACT_LEAKY = 3 };
@@ -88,6 +89,14 @@ void kc_ref_conv2d(const kc_conv2d_shape *s, const float *x, const float *wt, co
  * and biases (the scale of the rounding errors). */
 void kc_ref_gru_step(int batch, int hidden, int t, const float *gi, const float *whh, const float *bhh,
                      const float *h_in, float *h_out, double *mag);
+
+/* gemm_f16.kc: C = A B (+ bias) with A, B, C as IEEE half bit patterns,
+ * the products and sums in double, C rounded to half once; mag (may be
+ * NULL) gets per element |bias| + sum |a b|. */
+void kc_ref_gemm_f16(int M, int N, int K, bool has_bias, const uint16_t *A, const uint16_t *B, const float *bias,
+                     uint16_t *C, double *mag);
+float kc_ref_half_to_float(uint16_t h);
+uint16_t kc_ref_float_to_half(double v);
 
 /* y = a x + y, n floats */
 void kc_ref_saxpy(int n, float a, const float *x, float *y);

@@ -930,6 +930,86 @@ static void test_gru_step(void **state)
     kd_report("gru_step", nv, kd_info("gru_step")->tolerance);
 }
 
+/* ---- gemm_f16 -------------------------------------------------------------------------------- */
+
+/* Half inputs, float sums (gamma(K + 1) of |bias| + sum |a b|, the
+ * reference's mag), one rounding to half in the kernel and one in the
+ * reference: a sum near a rounding boundary may round either way, so the
+ * two may be one half ulp apart (2^-10 relative, 2^-24 subnormal). The output is compared as
+ * floats widened from the half results; the slack past it (in halves,
+ * read as floats) must keep the poison. */
+static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, const char *const *v, int nv)
+{
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    uint16_t *A = malloc(2 * na + 2), *B = malloc(2 * nb + 2), *C = malloc(2 * nc + 2);
+    float *fa = kd_normal(r, na, 0, 1), *fb = kd_normal(r, nb, 0, 1), *bias = kd_uniform(r, (size_t)N, -1, 1);
+    for (size_t i = 0; i < na; i++)
+        A[i] = kc_ref_float_to_half(fa[i]);
+    for (size_t i = 0; i < nb; i++)
+        B[i] = kc_ref_float_to_half(fb[i]);
+    double *mag = kd_bounds(nc);
+    kc_ref_gemm_f16(M, N, K, has_bias, A, B, bias, C, mag);
+    kcrt_buffer *ba = rt_buf_from(A, 2 * na + 2), *bb = rt_buf_from(B, 2 * nb + 2),
+                *bbias = kd_in(bias, (size_t)N, false), *bc = rt_buf(2 * nc + 16);
+    char shape[160];
+    snprintf(shape, sizeof shape, "M=%d N=%d K=%d has_bias=%d", M, N, K, has_bias);
+    kcrt_arg args[] = {KCRT_I32(M),   KCRT_I32(N),   KCRT_I32(K),      KCRT_BOOL(has_bias),
+                       KCRT_BUF(ba),  KCRT_BUF(bb),  KCRT_BUF(bbias), KCRT_BUF(bc)};
+    for (int vi = 0; vi < nv; vi++) {
+        rt_poison(bc, RT_NAN);
+        kcrt_status st = kcrt_launch(kd_variant("gemm_f16", v[vi]), args, 8);
+        if (st != KCRT_OK)
+            fail_msg("gemm_f16 [%s] %s: kcrt_launch: %s: %s", v[vi], shape, kcrt_status_name(st), kcrt_error(rt_ctx));
+        uint16_t *got = rt_read(bc);
+        for (size_t i = 0; i < nc; i++) {
+            double g = kc_ref_half_to_float(got[i]), w = kc_ref_half_to_float(C[i]);
+            /* both round to half on their own: a whole half ulp apart at most (2^-10 relative, 2^-24 subnormal) */
+            double bound = 2 * gamma_n(K + 2) * mag[i] + fabs(w) * 0x1p-10 + 0x1p-24;
+            if (!(fabs(g - w) <= bound))
+                fail_msg("gemm_f16 [%s] %s: C[%zu] = %.6g (0x%04x), expected %.6g: error %.3g > %.3g (seed %llu)",
+                         v[vi], shape, i, g, got[i], w, fabs(g - w), bound, (unsigned long long)kd_seed);
+        }
+        uint32_t tail;
+        memcpy(&tail, (const char *)got + ((2 * nc + 3) / 4) * 4, 4);
+        if (tail != RT_NAN)
+            fail_msg("gemm_f16 [%s] %s: wrote past C's %zu halves", v[vi], shape, nc);
+        free(got);
+    }
+    print_message("      %s: every element within its bound in %d variants\n", shape, nv);
+    kd_ncases++;
+    kcrt_buffer_free(ba), kcrt_buffer_free(bb), kcrt_buffer_free(bbias), kcrt_buffer_free(bc);
+    free(A), free(B), free(C), free(fa), free(fb), free(bias), free(mag);
+}
+
+/* The f16 path runs where the device has 16-bit storage; elsewhere it is
+ * skipped, saying why. */
+static bool kd_has_storage16(void)
+{
+    if (kcrt_device_info_get(rt_ctx)->storage16)
+        return true;
+    print_message("    skipped: %s has no 16-bit storage (storageBuffer16BitAccess)\n",
+                  kcrt_device_info_get(rt_ctx)->name);
+    return false;
+}
+
+static void test_gemm_f16(void **state)
+{
+    (void)state;
+    if (!kd_has_storage16())
+        skip();
+    rt_rng r = kd_rng(0xf16);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("gemm_f16", v);
+    kd_begin();
+    /* one element; sizes multiples of no tile; an odd count of halves (the
+     * output's last word half written); ContentVec's FFN row block */
+    static const int shapes[][4] = {{1, 1, 1, 1}, {3, 5, 7, 0}, {17, 33, 13, 1}, {67, 130, 45, 1}, {65, 63, 257, 1},
+                                    {140, 96, 768, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], v, nv);
+    kd_report("gemm_f16", nv, kd_info("gemm_f16")->tolerance);
+}
+
 /* ---- attention ------------------------------------------------------------------------------- */
 
 typedef struct att_shape {
@@ -1488,7 +1568,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step"};
+                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1504,7 +1584,10 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
-            else if (!strcmp(kernels[k], "gru_step"))
+            else if (!strcmp(kernels[k], "gemm_f16")) {
+                if (kd_has_storage16())
+                    gemm_f16_case(&r, I("M", 1), I("N", 1), I("K", 1), true, v, nv);
+            } else if (!strcmp(kernels[k], "gru_step"))
                 gru_step_case(&r, I("batch", 1), I("hidden", 1), I("steps", 1), I("t", 0), v, nv);
             else if (!strcmp(kernels[k], "conv2d"))
                 conv2d_case(&r,
@@ -1566,7 +1649,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step"};
+                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1637,6 +1720,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv2d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gru_step, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_gemm_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
