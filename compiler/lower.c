@@ -477,7 +477,7 @@ static const kc_func *libm_func(lower *L, kc_builtin b)
     switch (b) {
     case KC_B_SQRT: case KC_B_RSQRT: case KC_B_EXP: case KC_B_EXP2: case KC_B_LOG: case KC_B_LOG2:
     case KC_B_POW: case KC_B_SIN: case KC_B_COS: case KC_B_TAN: case KC_B_TANH: case KC_B_ERF:
-    case KC_B_LOG10: case KC_B_FMOD: break;
+    case KC_B_LOG10: case KC_B_FMOD: case KC_B_ATAN2: break;
     default: return NULL;
     }
     char name[64];

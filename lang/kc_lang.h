@@ -238,6 +238,7 @@ const kc_type *kc_type_base(const kc_type *t);
     X(ERF, "erff", 1, F1, Bad, NULL)                                                                \
     X(LOG10, "log10f", 1, F1, Bad, NULL)                                                            \
     X(FMOD, "fmodf", 2, F2, Bad, NULL)                                                              \
+    X(ATAN2, "atan2f", 2, F2, Bad, NULL)                                                            \
     X(FABS, "fabsf", 1, F1, FAbs, "llvm.fabs")                                                      \
     X(FLOOR, "floorf", 1, F1, Floor, "llvm.floor")                                                  \
     X(CEIL, "ceilf", 1, F1, Ceil, "llvm.ceil")                                                      \

@@ -216,6 +216,15 @@ def tanh_poly():
     return fit(xs, mp.tanh, lambda x: 1 / mp.tanh(x), [3, 5, 7, 9, 11, 13, 15], fixed=[(1.0, 1)])
 
 
+ATAN_SPLIT = 0.41421356237309503  # tan(pi/8): atan2 reduces larger ratios by pi/4
+
+
+def atan_poly():
+    """atan u = u + u^3 (a0 + a1 u^2 + ...) on |u| <= tan(pi/8), relative error."""
+    xs = grid(1e-4, ATAN_SPLIT)
+    return fit(xs, mp.atan, lambda u: 1 / mp.atan(u), [3, 5, 7, 9, 11, 13], fixed=[(1.0, 1)])
+
+
 ERF_SPLIT = 0.875
 # erfc on [a, b] as a polynomial in (x - mid); erf = 1 - that.
 ERFC_PIECES = [(0.875, 1.5), (1.5, 2.25), (2.25, 3.0), (3.0, 3.9375)]
@@ -330,6 +339,10 @@ def generate(report):
     note("tanh: |x| <= %g (rel)" % TANH_SPLIT, e)
     out += consts("__kc_tanh_t", c, "tanh x = x + x^3 (t0 + t1 x^2 + ... + t6 x^12) on |x| <= %g, rel. error 2^%.1f" % (TANH_SPLIT, log2err(e)))
 
+    c, e = atan_poly()
+    note("atan: |u| <= tan(pi/8) (rel)", e)
+    out += consts("__kc_atan_a", c, "atan u = u + u^3 (a0 + a1 u^2 + ... + a5 u^10) on |u| <= tan(pi/8), rel. error 2^%.1f" % log2err(e))
+
     c, e = erf_poly()
     note("erf: |x| <= %g (rel)" % ERF_SPLIT, e)
     out += consts("__kc_erf_e", c, "erf x = x 2/sqrt(pi) + x^3 (e0 + e1 x^2 + ... + e5 x^10) on |x| <= %g, rel. error 2^%.1f" % (ERF_SPLIT, log2err(e)))
@@ -347,7 +360,7 @@ def generate(report):
 
     out.append("")
     out.append("/* split constants: hi has 12 significant bits (hi * hi' is exact in float), lo the rest */")
-    for name, v in [("log2e", 1 / mp.log(2)), ("ln2", mp.log(2)), ("log10_2", mp.log10(2)), ("pio2", mp.pi / 2), ("two_rsqrtpi", 2 / mp.sqrt(mp.pi))]:
+    for name, v in [("log2e", 1 / mp.log(2)), ("ln2", mp.log(2)), ("log10_2", mp.log10(2)), ("pio2", mp.pi / 2), ("pio4", mp.pi / 4), ("pi", mp.pi), ("two_rsqrtpi", 2 / mp.sqrt(mp.pi))]:
         h, l = split12(v)
         out.append("static const float __kc_%s_hi = %s;" % (name, lit(h)))
         out.append("static const float __kc_%s_lo = %s;" % (name, lit(l)))

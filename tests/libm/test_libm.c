@@ -455,6 +455,40 @@ static void fmod_exact(void **state)
     }
 }
 
+/* atan2f over the whole plane (random bit patterns for x and y, and pairs
+ * with a small exponent difference, where most angles are), against
+ * glibc's atan2 in double; then C99 F.9.1.4's special cases. */
+static void atan2_sampled(void **state)
+{
+    (void)state;
+    uint32_t s = 0x1234567u;
+    worst w = {0, 0};
+    float wx = 0, wy = 0;
+    for (long i = 0; i < SAMPLE / 2; i++) {
+        float y = kc_as_float(libm_next(&s)), x = kc_as_float(libm_next(&s));
+        if (i % 2) /* exponents within 8 of each other */
+            x = kc_as_float((kc_as_uint(x) & 0x807fffffu) | ((kc_as_uint(y) & 0x7f800000u) ^ ((i & 7u) << 23)));
+        double e = libm_ulp_error(__kc_atan2f(y, x), atan2((double)y, (double)x));
+        if (e > w.err)
+            w.err = e, wx = x, wy = y;
+    }
+    print_message("atan2f  sampled pairs           max %.3f ulp at (%a, %a)\n", w.err, wy, wx);
+    if (w.err > 2.0)
+        fail_msg("atan2f(%a, %a) = %a: %.3f ulp", wy, wx, __kc_atan2f(wy, wx), w.err);
+    static const float cases[][3] = {
+        {0.0f, 1.0f, 0.0f},          {-0.0f, 1.0f, -0.0f},         {0.0f, -0.0f, 0x1.921fb6p+1f},
+        {-0.0f, -0.0f, -0x1.921fb6p+1f}, {0.0f, 0.0f, 0.0f},       {1.0f, 0.0f, 0x1.921fb6p+0f},
+        {-1.0f, -0.0f, -0x1.921fb6p+0f}, {1.0f, INFINITY, 0.0f},   {1.0f, -INFINITY, 0x1.921fb6p+1f},
+        {INFINITY, INFINITY, 0x1.921fb6p-1f}, {-INFINITY, -INFINITY, -0x1.2d97c8p+1f},
+        {INFINITY, 3.0f, 0x1.921fb6p+0f}, {1.0f, 1.0f, 0x1.921fb6p-1f}, {NAN, 1.0f, NAN}, {1.0f, NAN, NAN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float got = __kc_atan2f(cases[i][0], cases[i][1]);
+        if (!same_float(got, cases[i][2]))
+            fail_msg("atan2f(%a, %a) = %a, want %a", cases[i][0], cases[i][1], got, cases[i][2]);
+    }
+}
+
 int main(void)
 {
 #ifdef LIBM_CONTRACT
@@ -463,7 +497,7 @@ int main(void)
         return KC_TEST_SKIP;
     }
 #endif
-    struct CMUnitTest tests[LIBM_NFNS + 11];
+    struct CMUnitTest tests[LIBM_NFNS + 12];
     int n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sqrt_every_float_in_1_4);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sqrt_every_subnormal);
@@ -480,5 +514,6 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(pow_special_cases);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(special_values);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(fmod_exact);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(atan2_sampled);
     return _cmocka_run_group_tests("libm", tests, (size_t)n, NULL, NULL);
 }

@@ -521,8 +521,8 @@ static void check_scan_subgroup(const scan_case *c, const int *idx, int cnt)
         rt_check_i32("subgroup scan", o, want, 2);
         inc += v;
         finc += c->f[idx[j]];
-        if (fabs(c->fout[4 * idx[j]] - finc) > 1e-5 * (j + 1))
-            fail_msg("float inclusive scan at lane %d: %g, expected %g", j, c->fout[4 * idx[j]], finc);
+        if (fabs(c->fout[5 * idx[j]] - finc) > 1e-5 * (j + 1))
+            fail_msg("float inclusive scan at lane %d: %g, expected %g", j, c->fout[5 * idx[j]], finc);
         if (j >= 1 && o[2] != c->x[idx[j - 1]])
             fail_msg("shuffle_up at lane %d: %d, expected %d", j, o[2], c->x[idx[j - 1]]);
         if (j + 2 < cnt && o[3] != c->x[idx[j + 2]])
@@ -560,7 +560,7 @@ static void test_scans_and_bits_every_variant(void **state)
     kcrt_buffer *bx = rt_buf_from(x, 4 * (size_t)n), *bf = rt_buf_from(f, 4 * (size_t)n),
                 *bu = rt_buf_from(u, 4 * (size_t)n), *bp = rt_buf_from(p, 4 * (size_t)n),
                 *bq = rt_buf_from(q, 4 * (size_t)n);
-    kcrt_buffer *bo = rt_buf(40 * (size_t)n), *bfo = rt_buf(16 * (size_t)n), *buo = rt_buf(8 * (size_t)n);
+    kcrt_buffer *bo = rt_buf(40 * (size_t)n), *bfo = rt_buf(20 * (size_t)n), *buo = rt_buf(8 * (size_t)n);
     for (int vi = 0; vi < nv; vi++) {
         rt_poison(bo, RT_BEEF), rt_poison(bfo, RT_NAN), rt_poison(buo, RT_BEEF);
         kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bx), KCRT_BUF(bf),  KCRT_BUF(bu),
@@ -590,14 +590,17 @@ static void test_scans_and_bits_every_variant(void **state)
                 fail_msg("bits of 0x%08x: reversed 0x%08x (0x%08x), counts 0x%x (0x%x)", u[i], uout[2 * i], rev,
                          uout[2 * i + 1], counts);
             double l = log10((double)p[i]);
-            if (fabs(fout[4 * i + 1] - l) > ulp_at(l))
-                fail_msg("log10f(%a) = %a, expected %a", p[i], fout[4 * i + 1], l);
+            if (fabs(fout[5 * i + 1] - l) > ulp_at(l))
+                fail_msg("log10f(%a) = %a, expected %a", p[i], fout[5 * i + 1], l);
             float m1 = fmodf(p[i], q[i]), m2 = fmodf(-p[i] * 1e6f, q[i]);
-            bool same1 = !memcmp(&fout[4 * i + 2], &m1, 4) || (isnan(m1) && isnan(fout[4 * i + 2]));
-            bool same2 = !memcmp(&fout[4 * i + 3], &m2, 4) || (isnan(m2) && isnan(fout[4 * i + 3]));
+            bool same1 = !memcmp(&fout[5 * i + 2], &m1, 4) || (isnan(m1) && isnan(fout[5 * i + 2]));
+            bool same2 = !memcmp(&fout[5 * i + 3], &m2, 4) || (isnan(m2) && isnan(fout[5 * i + 3]));
             if (!same1 || !same2) /* exact, bit for bit (a NaN's sign is unspecified) */
-                fail_msg("fmodf(%a, %a) = %a (%a), fmodf(%a, %a) = %a (%a)", p[i], q[i], fout[4 * i + 2], m1,
-                         -p[i] * 1e6f, q[i], fout[4 * i + 3], m2);
+                fail_msg("fmodf(%a, %a) = %a (%a), fmodf(%a, %a) = %a (%a)", p[i], q[i], fout[5 * i + 2], m1,
+                         -p[i] * 1e6f, q[i], fout[5 * i + 3], m2);
+            double a = atan2((double)q[i], (double)f[i]); /* docs/math.md: within 2 ulp */
+            if (fabs(fout[5 * i + 4] - a) > 2 * ulp_at(a))
+                fail_msg("atan2f(%a, %a) = %a, expected %a", q[i], f[i], fout[5 * i + 4], a);
         }
         free(out), free(fout), free(uout);
     }
