@@ -58,6 +58,15 @@ static bool any_arg_varies(uni *U, const kc_expr *e)
     return v;
 }
 
+/* Whether a or b varies; both are walked, never short-circuited, so the
+ * assignments inside each are marked. */
+static bool either_varies(uni *U, const kc_expr *a, const kc_expr *b)
+{
+    bool va = varies(U, a);
+    bool vb = varies(U, b);
+    return va || vb;
+}
+
 /* The variable an assignment writes: the root of a[i][j] or v.x. */
 static const kc_sym *root_sym(const kc_expr *e)
 {
@@ -116,7 +125,8 @@ static bool varies(uni *U, const kc_expr *e)
                s->index < U->S->fn->nlocals && U->varying[s->index];
     }
     case KC_E_ASSIGN: {
-        bool v = varies(U, e->b) | (e->has_op && varies(U, e->a));
+        bool v = varies(U, e->b);
+        v = (e->has_op && varies(U, e->a)) || v;
         /* a private array written at a varying index differs between threads */
         bool at = e->a->kind == KC_E_INDEX && varies(U, e->a->b);
         mark(U, e->a, v || at);
@@ -127,8 +137,11 @@ static bool varies(uni *U, const kc_expr *e)
         return varies(U, e->a);
     case KC_E_CALL: return call_varies(U, e);
     case KC_E_INDEX: /* shared memory and buffers hold one value for all threads */
-        return varies(U, e->a) | varies(U, e->b);
-    default: return varies(U, e->a) | varies(U, e->b) | varies(U, e->c) | any_arg_varies(U, e);
+        return either_varies(U, e->a, e->b);
+    default: {
+        bool v = either_varies(U, e->a, e->b);
+        return any_arg_varies(U, e) || varies(U, e->c) || v;
+    }
     }
 }
 
