@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# on_device.sh — validates and measures kc on an NVIDIA GPU machine from
+# what tests/gpu/carry.sh prepared (no builds, no packages, no network
+# there), in one pass that fits a short lease:
+#   1. the devices kc sees through Vulkan and CUDA
+#   2. the runtime suite and examples through CUDA, then through Vulkan
+#      (the validation layer on), as tests/gpu/run.sh would
+#   3. kc bench --calibrate and kc bench of the shipped package's gemm,
+#      conv1d, conv_transpose1d, softmax, layernorm (default variants;
+#      gemm also at 1024^3 and 4096^3) through Vulkan and CUDA
+#   4. kc tune of gemm through Vulkan (--tune-time), then kc bench again
+#   5. the same operations through PyTorch (cuBLAS, cuDNN; FP32, TF32 off):
+#      bench/torch_compare.py's table
+# Every step has a time limit and the script goes on past a failed one.
+#
+#   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 75s]
+#
+# Results: DIR/log.txt (everything printed), DIR/compare*.md (the tables:
+# kc.yaml's shapes, gemm at 1024^3 and 4096^3, gemm tuned), and
+# DIR/results.tar.gz (every JSON, log and peaks file, kept after each step). DIR defaults to $OUT
+# (the device tool's folder that comes back), else out/on-device.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+dev=build-device
+out=${OUT:-$root/out/on-device}
+tune_time=75s
+while [ $# -gt 0 ]; do
+    case $1 in
+    --dir) dev=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --tune-time) tune_time=$2; shift 2 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "on_device.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$out"
+work=$(mktemp -d)
+exec > >(tee "$out/log.txt") 2>&1
+say() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
+step() { # $1: seconds; the rest: the command
+    local limit=$1 rc
+    shift
+    timeout -k 5 "$limit" "$@"
+    rc=$?
+    [ $rc = 124 ] && echo "on_device.sh: '$*' ran past ${limit}s and was stopped"
+    [ $rc != 0 ] && echo "on_device.sh: exit $rc from: $*"
+    return 0
+}
+
+# ---- what the machine lacks ------------------------------------------------------------------
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -e "$icd" ] && export VK_DRIVER_FILES=$icd
+export LD_LIBRARY_PATH=$root/$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export XDG_CACHE_HOME=$work/cache PYTHONUNBUFFERED=1
+# the suite was configured in /work/main on the machine that built it
+[ "$root" != /work/main ] && [ ! -e /work/main ] && mkdir -p /work && ln -s "$root" /work/main
+kc=$root/$dev/slim/tools/kc
+
+say "devices"
+nvidia-smi -L
+"$kc" --version
+"$kc" devices | tee "$work/devices.txt"
+nvidia_index() {
+    "$kc" devices --backend "$1" --json 2>/dev/null | python3 -c '
+import json, sys
+try:
+    ds = json.load(sys.stdin)
+except ValueError:
+    ds = []
+nv = [d for d in ds if d["vendor"] == "nvidia"]
+print(nv[0]["index"] if nv else -1)'
+}
+vk=$(nvidia_index vulkan) cu=$(nvidia_index cuda)
+echo "NVIDIA device: vulkan index $vk, cuda index $cu"
+
+# ---- the runtime suite -----------------------------------------------------------------------
+say "runtime suite through CUDA"
+(cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_') 2>&1 |
+    tee "$work/suite_cuda.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
+say "runtime suite through Vulkan"
+find "$dev/suite" -name CTestTestfile.cmake -exec \
+    sed -i 's|KC_RT_EXPECT_BACKEND=cuda|KC_RT_EXPECT_BACKEND=vulkan;KCRT_CUDA_LIBRARY=/nonexistent|g' {} +
+(cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_') 2>&1 |
+    tee "$work/suite_vulkan.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
+
+# ---- kc bench ----------------------------------------------------------------------------------
+kernels=(--kernel gemm --kernel conv1d --kernel conv_transpose1d --kernel softmax --kernel layernorm)
+big=(--kernel gemm --shape M=1024,N=1024,K=1024,act=0 --shape M=4096,N=4096,K=4096,act=0)
+bench() { # $1: backend; $2: label; the rest: kc bench's arguments
+    local b=$1 label=$2 index
+    shift 2
+    index=$([ "$b" = cuda ] && echo "$cu" || echo "$vk")
+    KCRT_BACKEND=$b step 90 "$kc" bench "$@" --device "$index" --repeat 10 --max-time 8 --quiet \
+        --peaks "$work/peaks_$b.json" --json "$work/kc_$label.json"
+}
+keep() { tar -czf "$out/results.tar.gz" -C "$work" --exclude cache .; }
+compare() { # $1: the table's name; the rest: labels of kc bench results
+    local name=$1 l cols=()
+    shift
+    for l in "$@"; do [ -s "$work/kc_$l.json" ] && cols+=(--kc "${l%_big}=$work/kc_$l.json"); done
+    step 90 python3 bench/torch_compare.py "${cols[@]}" --repeat 30 --markdown "$out/$name.md" \
+        --json "$work/$name.json"
+    keep
+}
+say "kc bench --calibrate through Vulkan"
+KCRT_BACKEND=vulkan step 60 "$kc" bench --calibrate --device "$vk" --peaks "$work/peaks_vulkan.json"
+say "kc bench through Vulkan"
+bench vulkan vulkan "$dev/package.kcb" "${kernels[@]}"
+bench vulkan vulkan_big "$dev/package.kcb" "${big[@]}"
+if [ "$cu" != -1 ]; then
+    say "kc bench --calibrate through CUDA"
+    KCRT_BACKEND=cuda step 60 "$kc" bench --calibrate --device "$cu" --peaks "$work/peaks_cuda.json" \
+        --calibration-bundle "$dev/calibrate.kcb"
+    say "kc bench through CUDA"
+    bench cuda cuda "$dev/package.kcb" "${kernels[@]}"
+    bench cuda cuda_big "$dev/package.kcb" "${big[@]}"
+fi
+
+say "the same operations through PyTorch (kc's default variants)"
+compare compare vulkan cuda
+compare compare_big vulkan_big cuda_big
+
+# ---- tune gemm through Vulkan ------------------------------------------------------------------
+say "kc tune gemm through Vulkan ($tune_time)"
+cp "$dev/package.kcb" "$work/tuned.kcb"
+KCRT_BACKEND=vulkan step 100 "$kc" tune "$work/tuned.kcb" --kernel gemm --backend vulkan --device "$vk" \
+    --time "$tune_time" --quiet
+KCRT_BACKEND=vulkan step 60 "$kc" tune "$work/tuned.kcb" --kernel gemm --shape M=1024,N=1024,K=1024,act=0 \
+    --shape M=4096,N=4096,K=4096,act=0 --backend vulkan --device "$vk" --time 45s --quiet
+"$kc" cache list 2>&1 | head -40
+bench vulkan vulkan_tuned "$work/tuned.kcb" --kernel gemm
+bench vulkan vulkan_tuned_big "$work/tuned.kcb" "${big[@]}"
+
+say "PyTorch again, with the tuned gemm"
+compare compare_tuned vulkan_tuned
+compare compare_tuned_big vulkan_tuned_big
+say "done: $out"
