@@ -16,8 +16,9 @@
 #   lib/         the shared libraries kc and the tests need beyond glibc
 #   package.kcb  kernels/ (the shipped package), default variants, spirv + target
 #   calibrate.kcb  kc bench's calibration kernels for the target
-# and the Vulkan loader and validation layer as .debs in .gl/ (unpacked to /
-# there; the device tool's README says why there).
+# and the Vulkan loader, the validation layer and libglvnd (the NVIDIA Vulkan
+# driver, libGLX_nvidia, needs its libGLdispatch) as .debs in .gl/, unpacked
+# to / there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=sm_90
@@ -47,6 +48,8 @@ kc=$out/suite/tools/kc
 "$kc" build kernels -t spirv -t "$target" --quiet -o "$out/package.kcb"
 "$kc" build bench/calibrate --all-variants -t "$target" --quiet -o "$out/calibrate.kcb"
 
+# the examples' bundle-building tests need kc with LLVM (sm_NN): run here
+(cd "$out/suite" && ctest -R '^example_.*_bundle$' >/dev/null)
 # the suite's kc links LLVM, which the GPU machine lacks; its tests only
 # read bundles with it
 cp "$out/slim/tools/kc" "$kc"
@@ -62,7 +65,7 @@ say "Vulkan loader and validation layer (.gl)"
 grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >>.git/info/exclude
 mkdir -p .gl /tmp/amd64/partial
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
-ls .gl/libvulkan1_*.deb .gl/vulkan-validationlayers_*.deb >/dev/null 2>&1 ||
-    { apt-get $o update >/dev/null && (cd .gl && apt-get $o download libvulkan1 vulkan-validationlayers); }
+ls .gl/libvulkan1_*.deb .gl/vulkan-validationlayers_*.deb .gl/libglvnd0_*.deb >/dev/null 2>&1 ||
+    { apt-get $o update >/dev/null && (cd .gl && apt-get $o download libvulkan1 vulkan-validationlayers libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2); }
 du -sh "$out" .gl
 echo "carry.sh: carry $out and .gl; run tests/gpu/on_device.sh there"

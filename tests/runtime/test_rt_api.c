@@ -54,6 +54,14 @@ static char *capture_stderr(void (*fn)(void))
 
 /* ---- refused launches ------------------------------------------------------------------------ */
 
+/* Whether Vulkan lists a device: always where the suite runs on Vulkan;
+ * a CUDA or HIP run may be on a machine with no Vulkan driver. */
+static bool vulkan_has_devices(void)
+{
+    int n = 0;
+    return rt_on_vulkan() || (kcrt_devices("vulkan", NULL, 0, &n, NULL, 0) == KCRT_OK && n > 0);
+}
+
 static void test_launch_refuses_wrong_count(void **state)
 {
     (void)state;
@@ -413,6 +421,8 @@ static void test_failed_open_keeps_the_message(void **state)
         ASSERT_CONTAINS(kcrt_error(c), want);
         kcrt_close(c);
     }
+    if (!vulkan_has_devices()) /* a CUDA or HIP run on a machine without a Vulkan driver */
+        return;
     o = (kcrt_options){"vulkan", 99};
     assert_int_equal(KCRT_ERROR_NO_DEVICE, kcrt_open(&c, &o));
     ASSERT_CONTAINS(kcrt_error(c), "there is no device 99");
@@ -586,6 +596,10 @@ static void test_devices_describe_themselves(void **state)
     const kcrt_device_info *mine = kcrt_device_info_get(rt_ctx);
     assert_non_null(mine);
     assert_string_equal(list[mine->index].key, mine->key);
+    if (!vulkan_has_devices()) { /* a CUDA or HIP run on a machine without a Vulkan driver */
+        free(list);
+        return;
+    }
     ASSERT_OK(kcrt_devices("vulkan", list, n, &n, err, sizeof(err)));
     for (int i = 0; i < n; i++) {
         const kcrt_device_info *d = &list[i];

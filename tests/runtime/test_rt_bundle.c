@@ -269,6 +269,16 @@ static void set_workgroup_x(const char *path, const char *tunables, uint32_t x)
     sqlite3_bind_int(st, 4, (int)x);
     assert_int_equal(SQLITE_DONE, sqlite3_step(st));
     sqlite3_finalize(st);
+    /* the same variant for a native target (KC_RT_TEST_TARGETS), which a
+     * CUDA or HIP run loads instead: its row's workgroup */
+    sql = sqlite3_mprintf("UPDATE variants SET wg_x = ?2 WHERE tunables = ?1 AND target != 'spirv' AND kernel_id = "
+                          "(SELECT id FROM kernels WHERE name = 'saxpy')");
+    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, sql, -1, &st, NULL));
+    sqlite3_free(sql);
+    sqlite3_bind_text(st, 1, tunables, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, (int)x);
+    assert_int_equal(SQLITE_DONE, sqlite3_step(st));
+    sqlite3_finalize(st);
     sqlite3_close(db);
     free(w);
 }
