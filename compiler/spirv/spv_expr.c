@@ -185,10 +185,25 @@ static uint32_t unary(spv *S, const kc_ir_expr *e)
     return spv_emit_op(S, op_for(e->op, e->type), spv_type(S, e->type), 1, (uint32_t[]){a});
 }
 
+/* C's signed remainder, a - (a / b) * b. Not OpSRem: Vulkan's SPIR-V
+ * environment leaves OpSRem and OpSMod undefined when an operand is
+ * negative (unless VK_KHR_maintenance8), and NVIDIA's driver does return
+ * other values there (-1 % 768 gave 255); OpSDiv truncates toward zero
+ * for any signs. */
+static uint32_t srem(spv *S, uint32_t rt, uint32_t a, uint32_t b)
+{
+    uint32_t q = spv_emit_op(S, SpvOpSDiv, rt, 2, (uint32_t[]){a, b});
+    uint32_t qb = spv_emit_op(S, SpvOpIMul, rt, 2, (uint32_t[]){q, b});
+    return spv_emit_op(S, SpvOpISub, rt, 2, (uint32_t[]){a, qb});
+}
+
 static uint32_t binary(spv *S, const kc_ir_expr *e)
 {
     uint32_t a = spv_expr(S, e->a), b = spv_expr(S, e->b);
-    uint32_t r = spv_emit_op(S, op_for(e->op, e->a->type), spv_type(S, e->type), 2, (uint32_t[]){a, b});
+    SpvOp op = op_for(e->op, e->a->type);
+    if (op == SpvOpSRem)
+        return srem(S, spv_type(S, e->type), a, b);
+    uint32_t r = spv_emit_op(S, op, spv_type(S, e->type), 2, (uint32_t[]){a, b});
     if (e->exact)
         spv_decorate(S, r, SpvDecorationNoContraction, 0, NULL);
     return r;
@@ -306,8 +321,8 @@ static uint32_t cdiv(spv *S, const kc_type *t, uint32_t a, uint32_t b)
     uint32_t rt = spv_type(S, t), bt = spv_type_scalar(S, KC_S_BOOL);
     uint32_t zero = spv_const(S, t->scalar, 0, 0), one = spv_const(S, t->scalar, 1, 0);
     uint32_t q = spv_emit_op(S, sg ? SpvOpSDiv : SpvOpUDiv, rt, 2, (uint32_t[]){a, b});
-    uint32_t r = spv_emit_op(S, sg ? SpvOpSRem : SpvOpUMod, rt, 2, (uint32_t[]){a, b});
-    uint32_t inexact = spv_emit_op(S, SpvOpINotEqual, bt, 2, (uint32_t[]){r, zero});
+    uint32_t qb = spv_emit_op(S, SpvOpIMul, rt, 2, (uint32_t[]){q, b});
+    uint32_t inexact = spv_emit_op(S, SpvOpINotEqual, bt, 2, (uint32_t[]){qb, a});
     if (sg) {
         uint32_t an = spv_emit_op(S, SpvOpSLessThan, bt, 2, (uint32_t[]){a, zero});
         uint32_t bn = spv_emit_op(S, SpvOpSLessThan, bt, 2, (uint32_t[]){b, zero});

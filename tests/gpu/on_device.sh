@@ -5,15 +5,17 @@
 #   1. the devices kc sees through Vulkan and CUDA
 #   2. the runtime suite and examples through CUDA, then through Vulkan
 #      (the validation layer on), as tests/gpu/run.sh would
-#   3. kc bench --calibrate and kc bench of the shipped package's gemm,
+#   3. kcrt's Python tests (every kcrt.nn op against PyTorch) through CUDA
+#      and Vulkan
+#   4. kc bench --calibrate and kc bench of the shipped package's gemm,
 #      conv1d, conv_transpose1d, softmax, layernorm (default variants;
 #      gemm also at 1024^3 and 4096^3) through Vulkan and CUDA
-#   4. kc tune of gemm through Vulkan (--tune-time), then kc bench again
-#   5. the same operations through PyTorch (cuBLAS, cuDNN; FP32, TF32 off):
+#   5. kc tune of gemm through Vulkan (--tune-time), then kc bench again
+#   6. the same operations through PyTorch (cuBLAS, cuDNN; FP32, TF32 off):
 #      bench/torch_compare.py's table
 # Every step has a time limit and the script goes on past a failed one.
 #
-#   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 75s]
+#   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 45s]
 #
 # Results: DIR/log.txt (everything printed), DIR/compare*.md (the tables:
 # kc.yaml's shapes, gemm at 1024^3 and 4096^3, gemm tuned), and
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 dev=build-device
 out=${OUT:-$root/out/on-device}
-tune_time=75s
+tune_time=45s
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dev=$2; shift 2 ;;
@@ -88,6 +90,8 @@ vk=$(nvidia_index vulkan) cu=$(nvidia_index cuda)
 echo "NVIDIA device: vulkan index $vk, cuda index $cu"
 
 # ---- the runtime suite -----------------------------------------------------------------------
+# the examples' Python is the build machine's /usr/bin/python3; here it is the one with numpy
+find "$dev/suite" -name CTestTestfile.cmake -exec sed -i "s|/usr/bin/python3|$(command -v python3)|g" {} +
 say "runtime suite through CUDA"
 (cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' -FA '.*') 2>&1 |
     tee "$work/suite_cuda.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
@@ -96,6 +100,16 @@ find "$dev/suite" -name CTestTestfile.cmake -exec \
     sed -i 's|KC_RT_EXPECT_BACKEND=cuda|KC_RT_EXPECT_BACKEND=vulkan;KCRT_CUDA_LIBRARY=/nonexistent|g' {} +
 (cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' -FA '.*') 2>&1 |
     tee "$work/suite_vulkan.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
+
+# ---- kcrt, the Python package, against PyTorch ----------------------------------------------------
+pytests() { # $1: backend
+    say "kcrt's Python tests through $1 (PyTorch and torchaudio on the CPU as the reference)"
+    KCRT_BACKEND=$1 KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so KCRT_TEST_RVC_BUNDLE=$root/$dev/package.kcb \
+        PYTHONPATH=$root/python step 150 python3 -m pytest -q -p no:cacheprovider -rs python/tests 2>&1 |
+        tee "$work/pytest_$1.log" | tail -25
+}
+pytests cuda
+pytests vulkan
 
 # ---- kc bench ----------------------------------------------------------------------------------
 kernels=(--kernel gemm --kernel conv1d --kernel conv_transpose1d --kernel softmax --kernel layernorm)
@@ -141,8 +155,8 @@ cp "$dev/package.kcb" "$work/tuned.kcb"
 KCRT_BACKEND=vulkan step 100 "$kc" tune "$work/tuned.kcb" --kernel gemm --backend vulkan --device "$vk" \
     --time "$tune_time" --quiet
 KCRT_BACKEND=vulkan step 60 "$kc" tune "$work/tuned.kcb" --kernel gemm --shape M=1024,N=1024,K=1024,act=0 \
-    --shape M=4096,N=4096,K=4096,act=0 --backend vulkan --device "$vk" --time 45s --quiet
-"$kc" cache list 2>&1 | head -40
+    --shape M=4096,N=4096,K=4096,act=0 --backend vulkan --device "$vk" --time 30s --quiet
+"$kc" cache list 2>&1 | head -12
 bench vulkan vulkan_tuned "$work/tuned.kcb" --kernel gemm
 bench vulkan vulkan_tuned_big "$work/tuned.kcb" "${big[@]}"
 

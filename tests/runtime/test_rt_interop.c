@@ -122,6 +122,8 @@ static void test_a_kernel_works_in_the_hosts_buffers(void **state)
     float *want = malloc(N * sizeof(float));
     rt_fill_f32(x.map, N, &r, -1, 1);
     rt_fill_f32(y.map, N, &r, -1, 1);
+    float *want_y = malloc(N * sizeof(float));
+    memcpy(want_y, y.map, N * sizeof(float));
     for (int i = 0; i < N; i++)
         want[i] = 1.5f * x.map[i] + y.map[i];
     kcrt_buffer *bx = wrap(&x, N * sizeof(float)), *by = wrap(&y, N * sizeof(float));
@@ -130,9 +132,9 @@ static void test_a_kernel_works_in_the_hosts_buffers(void **state)
     kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.5f), KCRT_BUF(bx), KCRT_BUF(by)};
     ASSERT_OK(kcrt_launch(k, args, 4));
     ASSERT_OK(kcrt_finish(rt_ctx));
-    for (int i = 0; i < N; i++) /* read through the app's own mapping */
-        if (y.map[i] != want[i])
-            fail_msg("y[%d] = %g, want %g", i, y.map[i], want[i]);
+    for (int i = 0; i < N; i++) /* read through the app's own mapping; a driver may fuse a x + y */
+        if (y.map[i] != want[i] && y.map[i] != fmaf(1.5f, x.map[i], want_y[i]))
+            fail_msg("y[%d] = %a, want %a (or fused, %a)", i, y.map[i], want[i], fmaf(1.5f, x.map[i], want_y[i]));
     /* kcrt's transfers reach the app's buffer too (its staged path) */
     float part[3] = {7.0f, 8.0f, 9.0f}, back[3];
     ASSERT_OK(kcrt_buffer_write(by, 4 * sizeof(float), part, sizeof(part)));
@@ -151,7 +153,7 @@ static void test_a_kernel_works_in_the_hosts_buffers(void **state)
     kcrt_buffer_free(by);
     app_buffer_free(&x);
     app_buffer_free(&y);
-    free(want);
+    free(want), free(want_y);
 }
 
 static void test_refusals(void **state)

@@ -221,6 +221,23 @@ static void library_arithmetic_is_exact(void **state)
     free_compiled(&c);
 }
 
+/* Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA
+ * returns other values): a signed % is a - (a / b) * b through OpSDiv. */
+static void signed_remainder_avoids_opsrem(void **state)
+{
+    (void)state;
+    const char *files[] = {"tests/runtime/kernels/atomics.kc", "tests/runtime/kernels/convert.kc",
+                           "tests/runtime/kernels/control.kc"};
+    for (int i = 0; i < 3; i++) {
+        compiled c;
+        compile_file(&c, files[i], 3);
+        assert_int_equal(0, count(c.text, "OpSRem"));
+        assert_int_equal(0, count(c.text, "OpSMod"));
+        assert_true(count(c.text, "= OpSDiv ") >= 1);
+        free_compiled(&c);
+    }
+}
+
 static void scalars_spill_past_the_limit(void **state)
 {
     (void)state;
@@ -288,6 +305,7 @@ int main(void)
         cmocka_unit_test(every_checked_kernel_validates),
         cmocka_unit_test(capabilities_only_when_used),
         cmocka_unit_test(library_arithmetic_is_exact),
+        cmocka_unit_test(signed_remainder_avoids_opsrem),
         cmocka_unit_test(scalars_spill_past_the_limit),
         cmocka_unit_test(interface_lists_follow_the_version),
         cmocka_unit_test(validator_catches_a_broken_module),
