@@ -15,7 +15,9 @@
 #      bench/torch_compare.py's table
 # Every step has a time limit and the script goes on past a failed one.
 #
-#   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 45s]
+#   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 45s] [--suite-only]
+#
+#   --suite-only   steps 1 and 2 alone (a rerun after a fix)
 #
 # Results: DIR/log.txt (everything printed), DIR/compare*.md (the tables:
 # kc.yaml's shapes, gemm at 1024^3 and 4096^3, gemm tuned), and
@@ -27,11 +29,13 @@ root=$PWD
 dev=build-device
 out=${OUT:-$root/out/on-device}
 tune_time=45s
+suite_only=0
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dev=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --tune-time) tune_time=$2; shift 2 ;;
+    --suite-only) suite_only=1; shift ;;
     -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "on_device.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -100,6 +104,11 @@ find "$dev/suite" -name CTestTestfile.cmake -exec \
     sed -i 's|KC_RT_EXPECT_BACKEND=cuda|KC_RT_EXPECT_BACKEND=vulkan;KCRT_CUDA_LIBRARY=/nonexistent|g' {} +
 (cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' -FA '.*') 2>&1 |
     tee "$work/suite_vulkan.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
+
+if [ "$suite_only" = 1 ]; then
+    tar -czf "$out/results.tar.gz" -C "$work" --exclude cache .
+    exit 0
+fi
 
 # ---- kcrt, the Python package, against PyTorch ----------------------------------------------------
 pytests() { # $1: backend
