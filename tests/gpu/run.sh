@@ -13,8 +13,10 @@
 #   --keep-going run every backend even after one fails
 #
 # Logs go to out/gpu-validation/<backend>.log; the exit status is 0 only
-# when every backend's suite passed. Nothing here has run on a GPU yet: the
-# session that wrote it had none (docs/gpu-validation.md).
+# when every backend's suite passed. It needs kc's Debian packages on the
+# GPU machine; where they cannot be installed (no network), carry.sh and
+# on_device.sh beside it do the same from a build made elsewhere (they ran
+# on an H100: docs/gpu-validation.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
