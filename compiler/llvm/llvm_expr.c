@@ -134,7 +134,13 @@ static LLVMValueRef binary(lw *W, const kc_ir_expr *e)
                   : LLVMBuildICmp(W->b, (LLVMIntPredicate)code, a, b, "");
     if (e->op == KC_OP_SHL || e->op == KC_OP_SHR)
         b = shift_amount(W, e, b);
-    return LLVMBuildBinOp(W->b, (LLVMOpcode)code, a, b, "");
+    LLVMValueRef r = LLVMBuildBinOp(W->b, (LLVMOpcode)code, a, b, "");
+    /* docs/language.md: a * b + c may be fused, as Vulkan's drivers do
+     * with SPIR-V; without 'contract' AMDGPU and NVPTX never form an FMA
+     * (half the peak). The math library's error-free steps are exact. */
+    if (fl && !e->exact && (code == LLVMFAdd || code == LLVMFSub || code == LLVMFMul))
+        lw_flags(r, LLVMFastMathAllowContract);
+    return r;
 }
 
 static LLVMValueRef vector(lw *W, const kc_ir_expr *e)

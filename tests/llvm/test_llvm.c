@@ -174,6 +174,37 @@ static void math_is_native_where_kc_says_so(void **state)
     lt_compiled_free(&c);
 }
 
+static int occurrences(const char *text, const char *word)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, word)); p += strlen(word))
+        n++;
+    return n;
+}
+
+/* docs/language.md: a * b + c may be fused. The gemm's multiply-adds are
+ * FMAs on both backends; its GELU epilogue (kc's tanhf, whose steps are
+ * exact) keeps separate multiplies and adds. */
+static void multiply_adds_become_fmas(void **state)
+{
+    (void)state;
+    lt_compiled c;
+    lt_compile(&c, "kernels/gemm.kc", NULL, "sm_90", 0, KC_LLVM_OUT_ASM, true);
+    assert_true(c.ok);
+    int fma = occurrences(c.mod.data, "fma.rn.f32");
+    assert_true(fma >= 256); /* TM x TN x BK = 4 x 4 x 16 per tile */
+    lt_compiled_free(&c);
+    lt_compile(&c, "kernels/gemm.kc", NULL, "gfx1100", 0, KC_LLVM_OUT_ASM, true);
+    assert_true(c.ok);
+    fma = occurrences(c.mod.data, "v_fma") + occurrences(c.mod.data, "v_pk_fma");
+    assert_true(fma >= 128);
+    lt_compiled_free(&c);
+    c = ir("kernels/gemm.kc", NULL, "sm_90", false);
+    ASSERT_CONTAINS(c.mod.data, "fmul contract");
+    assert_true(occurrences(c.mod.data, "fadd float") > 0); /* the library's exact steps */
+    lt_compiled_free(&c);
+}
+
 static void kernarg_layout_is_natural_alignment(void **state)
 {
     (void)state;
@@ -288,6 +319,7 @@ int main(void)
         cmocka_unit_test(atomics_are_relaxed_with_a_scope),
         cmocka_unit_test(subgroups_reduce_over_active_lanes),
         cmocka_unit_test(math_is_native_where_kc_says_so),
+        cmocka_unit_test(multiply_adds_become_fmas),
         cmocka_unit_test(kernarg_layout_is_natural_alignment),
         cmocka_unit_test(target_names),
         cmocka_unit_test(errors_are_reported_not_fatal),
