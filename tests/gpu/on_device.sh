@@ -16,8 +16,11 @@
 # Every step has a time limit and the script goes on past a failed one.
 #
 #   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 45s] [--suite-only]
+#                          [--backends "cuda vulkan"] [--no-tune]
 #
 #   --suite-only   steps 1 and 2 alone (a rerun after a fix)
+#   --backends     only these backends' steps (default both)
+#   --no-tune      skip step 5
 #
 # Results: DIR/log.txt (everything printed), DIR/compare*.md (the tables:
 # kc.yaml's shapes, gemm at 1024^3 and 4096^3, gemm tuned), and
@@ -30,12 +33,16 @@ dev=build-device
 out=${OUT:-$root/out/on-device}
 tune_time=45s
 suite_only=0
+backends="cuda vulkan"
+tune=1
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dev=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --tune-time) tune_time=$2; shift 2 ;;
     --suite-only) suite_only=1; shift ;;
+    --backends) backends=$2; shift 2 ;;
+    --no-tune) tune=0; shift ;;
     -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "on_device.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -96,14 +103,16 @@ echo "NVIDIA device: vulkan index $vk, cuda index $cu"
 # ---- the runtime suite -----------------------------------------------------------------------
 # the examples' Python is the build machine's /usr/bin/python3; here it is the one with numpy
 find "$dev/suite" -name CTestTestfile.cmake -exec sed -i "s|/usr/bin/python3|$(command -v python3)|g" {} +
-say "runtime suite through CUDA"
-(cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' -FA '.*') 2>&1 |
-    tee "$work/suite_cuda.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
-say "runtime suite through Vulkan"
+on() { case " $backends " in *" $1 "*) return 0 ;; esac; return 1; }
+suite() { # $1: backend
+    say "runtime suite through $1"
+    (cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' \
+        -FA '.*') 2>&1 | tee "$work/suite_$1.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
+}
+on cuda && suite cuda
 find "$dev/suite" -name CTestTestfile.cmake -exec \
     sed -i 's|KC_RT_EXPECT_BACKEND=cuda|KC_RT_EXPECT_BACKEND=vulkan;KCRT_CUDA_LIBRARY=/nonexistent|g' {} +
-(cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' -FA '.*') 2>&1 |
-    tee "$work/suite_vulkan.log" | grep -E "Test +#|tests passed|Failed|Error|error" | head -60
+on vulkan && suite vulkan
 
 if [ "$suite_only" = 1 ]; then
     tar -czf "$out/results.tar.gz" -C "$work" --exclude cache .
@@ -117,8 +126,8 @@ pytests() { # $1: backend
         PYTHONPATH=$root/python step 150 python3 -m pytest -q -p no:cacheprovider -rs python/tests 2>&1 |
         tee "$work/pytest_$1.log" | tail -25
 }
-pytests cuda
-pytests vulkan
+on cuda && pytests cuda
+on vulkan && pytests vulkan
 
 # ---- kc bench ----------------------------------------------------------------------------------
 kernels=(--kernel gemm --kernel conv1d --kernel conv_transpose1d --kernel softmax --kernel layernorm)
@@ -140,12 +149,14 @@ compare() { # $1: the table's name; the rest: labels of kc bench results
         --json "$work/$name.json"
     keep
 }
-say "kc bench --calibrate through Vulkan"
-KCRT_BACKEND=vulkan step 60 "$kc" bench --calibrate --device "$vk" --peaks "$work/peaks_vulkan.json"
-say "kc bench through Vulkan"
-bench vulkan vulkan "$dev/package.kcb" "${kernels[@]}"
-bench vulkan vulkan_big "$dev/package.kcb" "${big[@]}"
-if [ "$cu" != -1 ]; then
+if on vulkan; then
+    say "kc bench --calibrate through Vulkan"
+    KCRT_BACKEND=vulkan step 60 "$kc" bench --calibrate --device "$vk" --peaks "$work/peaks_vulkan.json"
+    say "kc bench through Vulkan"
+    bench vulkan vulkan "$dev/package.kcb" "${kernels[@]}"
+    bench vulkan vulkan_big "$dev/package.kcb" "${big[@]}"
+fi
+if on cuda && [ "$cu" != -1 ]; then
     say "kc bench --calibrate through CUDA"
     KCRT_BACKEND=cuda step 60 "$kc" bench --calibrate --device "$cu" --peaks "$work/peaks_cuda.json" \
         --calibration-bundle "$dev/calibrate.kcb"
@@ -157,6 +168,11 @@ fi
 say "the same operations through PyTorch (kc's default variants)"
 compare compare vulkan cuda
 compare compare_big vulkan_big cuda_big
+
+if [ "$tune" = 0 ] || ! on vulkan; then
+    say "done: $out"
+    exit 0
+fi
 
 # ---- tune gemm through Vulkan ------------------------------------------------------------------
 say "kc tune gemm through Vulkan ($tune_time)"
