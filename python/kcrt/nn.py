@@ -328,9 +328,8 @@ class Ops:
         return y
 
     def group_norm(self, input, num_groups, weight=None, bias=None, eps=1e-05):
-        """torch.nn.functional.group_norm of (N, C, *) input: layernorm's kernel
-        over each group's C / G x * values, then the per-channel affine (its
-        broadcast is made on the host today: one channel vector per call)."""
+        """torch.nn.functional.group_norm of (N, C, *) input: group_norm.kc, one
+        workgroup per (batch, group), the per-channel affine in the same pass."""
         op = "group_norm"
         x = self._tensor(op, "input", input)
         if len(x.shape) < 2:
@@ -343,22 +342,12 @@ class Ops:
                   "shape %s and num_groups=%d" % (list(x.shape), num_groups))
         if n * int(np.prod(x.shape[2:], dtype=np.int64)) == 1:
             _fail(op, "Expected more than 1 value per channel when training, got input size %s" % list(x.shape))
-        per = x.size // (n * num_groups) if n else 0
         g = self._affine(op, "weight", weight, (c,), 1.0)
         b = self._affine(op, "bias", bias, (c,), 0.0)
         y = Tensor(self.ctx.buffer(_bytes(x.size)), x.shape, np.float32)
         if x.size:
-            ones, zeros = self.ctx.tensor(np.ones(per, np.float32)), self._zeros(per)
-            self._kernel(op, "layernorm").launch(n * num_groups, per, float(eps), x, ones, zeros, y)
-            if weight is not None or bias is not None:
-                spatial = x.size // (n * c)
-                shape = (n, c, spatial)
-                gw = np.broadcast_to(g.numpy()[None, :, None], shape)
-                bw = np.broadcast_to(b.numpy()[None, :, None], shape)
-                z = Tensor(y.buffer, shape, np.float32)
-                z = self._ew(op, "mul", z, 1.0, self.ctx.tensor(gw))
-                z = self._ew(op, "add", z, 1.0, self.ctx.tensor(bw))
-                y = Tensor(z.buffer, x.shape, np.float32)
+            spatial = x.size // (n * c)
+            self._kernel(op, "group_norm").launch(n, c, int(num_groups), spatial, float(eps), x, g, b, y)
         return y
 
     def softmax(self, input, dim=None, dtype=None, _op="softmax"):

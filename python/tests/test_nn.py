@@ -162,7 +162,7 @@ def test_layer_norm(ops, rng, shape, norm, affine):
 
 @pytest.mark.parametrize("shape,groups,affine", [((1, 1, 2), 1, True), ((2, 4, 9), 2, True), ((1, 6, 33), 3, False),
                                                  ((3, 512, 10), 32, True), ((2, 8), 4, True), ((1, 5, 7), 5, True),
-                                                 ((2, 4, 3, 5), 2, True)])
+                                                 ((2, 4, 3, 5), 2, True), ((1, 512, 3199), 512, True)])
 def test_group_norm(ops, rng, shape, groups, affine):
     x = rand(rng, *shape) * 3 + 5
     c = shape[1]

@@ -307,6 +307,18 @@ static int layernorm(run *r)
     return 0;
 }
 
+static int group_norm(run *r)
+{
+    int n = iparam(r, "n"), c = iparam(r, "c"), groups = iparam(r, "groups"), s = iparam(r, "s");
+    long len = (long)n * c * s;
+    const float *x = input(r, "x", len), *g = input(r, "gamma", c), *b = input(r, "beta", c);
+    float *y = zeros(len);
+    kc_ref_group_norm(n, c, groups, s, (float)param(r, "eps"), x, g, b, y);
+    output(r, y, len);
+    free(y);
+    return 0;
+}
+
 static int conv1d(run *r)
 {
     int cin = iparam(r, "cin"), cout = iparam(r, "cout"), t_in = iparam(r, "t_in"), ks = iparam(r, "ks");
@@ -355,6 +367,7 @@ static const struct {
     {"gemv", gemv},
     {"softmax", softmax},
     {"layernorm", layernorm},
+    {"group_norm", group_norm},
     {"conv1d", conv1d},
     {"conv_transpose1d", conv_transpose1d},
 };

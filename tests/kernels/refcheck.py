@@ -390,6 +390,14 @@ def cases(rng):
         want = (x64 - mean) / np.sqrt(var + 1e-5) * gamma + beta
         yield "layernorm", dict(rows=rows, n=n, eps=1e-5), dict(x=x, gamma=gamma, beta=beta), want
 
+    for (n, c, groups, sp) in ((1, 1, 1, 1), (2, 6, 3, 5), (1, 8, 8, 37), (3, 12, 4, 1), (2, 4, 1, 300)):
+        x = f32(rng, n, c, sp, scale=3.0, offset=50.0)
+        gamma, beta = f32(rng, c), f32(rng, c)
+        g = x.astype(np.float64).reshape(n, groups, -1)
+        z = ((g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + 1e-5)).reshape(n, c, sp)
+        want = z * gamma[None, :, None] + beta[None, :, None]
+        yield "group_norm", dict(n=n, c=c, groups=groups, s=sp, eps=1e-5), dict(x=x, gamma=gamma, beta=beta), want
+
     conv_shapes = ((1, 1, 1, 1, 1, 0, 1.0), (3, 5, 17, 3, 1, 1, 0.1), (13, 7, 50, 7, 3, 9, 0.1),
                    (6, 11, 100, 11, 5, 25, 1.0), (9, 9, 64, 3, 2, 0, 0.2), (5, 4, 30, 4, 1, 3, 0.1),
                    (2, 3, 9, 5, 2, 6, 0.3))

@@ -416,6 +416,28 @@ void kc_ref_layernorm(int rows, int n, float eps, const float *x, const float *g
     }
 }
 
+void kc_ref_group_norm(int n, int c, int groups, int s, float eps, const float *x, const float *gamma,
+                       const float *beta, float *y)
+{
+    long per = c / groups, len = per * s;
+    for (long seg = 0; seg < (long)n * groups; seg++) {
+        const float *xs = x + seg * len;
+        float *ys = y + seg * len;
+        double mean = 0, var = 0;
+        for (long i = 0; i < len; i++)
+            mean += xs[i];
+        mean /= len;
+        for (long i = 0; i < len; i++)
+            var += (xs[i] - mean) * (xs[i] - mean);
+        var /= len;
+        double rstd = 1.0 / sqrt(var + eps);
+        for (long i = 0; i < len; i++) {
+            long ch = seg % groups * per + i / s;
+            ys[i] = (float)((xs[i] - mean) * rstd * gamma[ch] + beta[ch]);
+        }
+    }
+}
+
 int kc_ref_conv1d_len(int t_in, int ks, int dil, int pad)
 {
     return t_in + 2 * pad - dil * (ks - 1);

@@ -116,6 +116,12 @@ void kc_ref_softmax(int rows, int n, int log_out, const float *x, float *y);
 void kc_ref_layernorm(int rows, int n, float eps, const float *x, const float *gamma, const float *beta,
                       float *y);
 
+/* torch's group_norm of x (n x c x s): each (batch, group) segment of
+ * c / groups channels normalised as layernorm's rows, then per channel
+ * y = z gamma[ch] + beta[ch] */
+void kc_ref_group_norm(int n, int c, int groups, int s, float eps, const float *x, const float *gamma,
+                       const float *beta, float *y);
+
 /* conv1d's output length: t_in + 2 pad - dil (ks - 1) */
 int kc_ref_conv1d_len(int t_in, int ks, int dil, int pad);
 /* y (cout x t_out) = leaky_relu(conv1d(x (cin x t_in), w (cout x cin x ks)) + bias, slope),

@@ -1298,28 +1298,22 @@ static void test_softmax(void **state)
 
 /* ---- layernorm ------------------------------------------------------------------------------- */
 
-/* y = (x - mean) rstd gamma + beta. The float mean is off by dmu <=
- * (gamma(n) + 5 u) mean|x| (a sum of n terms, then OpFDiv); the sum of
- * squares of the centred values is the exact n var + n dmu^2 within
- * gamma(n + 2); rsqrtf (about 1 ulp), the division by n (2.5 ulp) and
- * + eps add 8 u, and the square root halves the relative error: rstd is
- * within e_r = (gamma(n + 2) + dmu^2 rstd^2) / 2 + 8 u relatively. Then
- * y's error is |gamma| rstd ((|x - mean| + dmu)(e_r + 3 u) + dmu) plus
- * the roundings of the last multiply-add. dmu rstd is the kernel's
- * condition: rows with a large mean (mean|x| / std = 100 here) lose that
- * many times more, so their L2 tolerance is kc.yaml's times mean|x| rstd. */
-static void layernorm_case(rt_rng *r, int rows, int n, float eps, float mean, bool const_row,
-                           const char *const *v, int nv)
+/* y = (x - mean) rstd gamma + beta over each of rows segments of n
+ * values (gamma and beta given per element). The float mean is off by
+ * dmu <= (gamma(n) + 5 u) mean|x| (a sum of n terms, then OpFDiv); the
+ * sum of squares of the centred values is the exact n var + n dmu^2
+ * within gamma(n + 2); rsqrtf (about 1 ulp), the division by n (2.5 ulp)
+ * and + eps add 8 u, and the square root halves the relative error: rstd
+ * is within e_r = (gamma(n + 2) + dmu^2 rstd^2) / 2 + 8 u relatively.
+ * Then y's error is |gamma| rstd ((|x - mean| + dmu)(e_r + 3 u) + dmu)
+ * plus the roundings of the last multiply-add. dmu rstd is the kernel's
+ * condition: segments with a large mean (mean|x| / std = 100 here) lose
+ * that many times more, so their L2 tolerance is kc.yaml's times mean|x|
+ * rstd, which this returns. */
+static double norm_bounds(int rows, int n, float eps, const float *x, const float *g, const float *be,
+                          const float *want, double *bound)
 {
-    size_t len = (size_t)rows * n;
-    float *x = kd_normal(r, len, mean, 1), *g = kd_normal(r, (size_t)n, 1, 0.5f),
-          *be = kd_uniform(r, (size_t)n, -1, 1);
-    if (const_row)
-        for (int i = 0; i < n; i++)
-            x[i] = x[0];
-    float *want = kd_alloc(len);
-    double *bound = kd_bounds(len), cond = 1;
-    kc_ref_layernorm(rows, n, eps, x, g, be, want);
+    double cond = 1;
     for (int row = 0; row < rows; row++) {
         const float *xr = x + (size_t)row * n;
         double mu = 0, absmean = 0, var = 0;
@@ -1333,10 +1327,28 @@ static void layernorm_case(rt_rng *r, int rows, int n, float eps, float mean, bo
         cond = fmax(cond, absmean * rstd);
         for (int i = 0; i < n; i++) {
             size_t at = (size_t)row * n + i;
-            bound[at] = fabs(g[i]) * rstd * ((fabs(xr[i] - mu) + dmu) * (er + 3 * KD_U) + dmu) +
-                        2 * KD_U * (fabs(want[at]) + fabs(be[i]));
+            bound[at] = fabs(g[at]) * rstd * ((fabs(xr[i] - mu) + dmu) * (er + 3 * KD_U) + dmu) +
+                        2 * KD_U * (fabs(want[at]) + fabs(be[at]));
         }
     }
+    return cond;
+}
+
+static void layernorm_case(rt_rng *r, int rows, int n, float eps, float mean, bool const_row,
+                           const char *const *v, int nv)
+{
+    size_t len = (size_t)rows * n;
+    float *x = kd_normal(r, len, mean, 1), *g = kd_normal(r, (size_t)n, 1, 0.5f),
+          *be = kd_uniform(r, (size_t)n, -1, 1);
+    if (const_row)
+        for (int i = 0; i < n; i++)
+            x[i] = x[0];
+    float *want = kd_alloc(len), *gfull = kd_alloc(len), *bfull = kd_alloc(len);
+    for (size_t i = 0; i < len; i++)
+        gfull[i] = g[i % n], bfull[i] = be[i % n];
+    double *bound = kd_bounds(len);
+    kc_ref_layernorm(rows, n, eps, x, g, be, want);
+    double cond = norm_bounds(rows, n, eps, x, gfull, bfull, want, bound);
     kcrt_buffer *bx = kd_in(x, len, false), *bg = kd_in(g, (size_t)n, false),
                 *bb = kd_in(be, (size_t)n, false);
     kcrt_buffer *by = kd_out(len);
@@ -1354,7 +1366,7 @@ static void layernorm_case(rt_rng *r, int rows, int n, float eps, float mean, bo
     memcpy(c.args, args, sizeof args);
     kd_run(&c, v, nv);
     kcrt_buffer_free(bx), kcrt_buffer_free(bg), kcrt_buffer_free(bb), kcrt_buffer_free(by);
-    free(x), free(g), free(be), free(want), free(bound);
+    free(x), free(g), free(be), free(want), free(gfull), free(bfull), free(bound);
 }
 
 static void test_layernorm(void **state)
@@ -1374,6 +1386,63 @@ static void test_layernorm(void **state)
     layernorm_case(&r, 2, 33, 0.1f, 0, true, v, nv);
     layernorm_case(&r, 2, 1030, 0, 0, false, v, nv);
     kd_report("layernorm", nv, kd_info("layernorm")->tolerance);
+}
+
+/* ---- group_norm ------------------------------------------------------------------------------ */
+
+/* layernorm's bounds (norm_bounds) over each (batch, group) segment of
+ * c / groups x s values, gamma and beta expanded per channel. */
+static void group_norm_case(rt_rng *r, int n, int c, int groups, int s, float eps, float mean,
+                            const char *const *v, int nv)
+{
+    size_t len = (size_t)n * c * s;
+    int per = c / groups, seglen = per * s;
+    float *x = kd_normal(r, len, mean, 1), *g = kd_normal(r, (size_t)c, 1, 0.5f),
+          *be = kd_uniform(r, (size_t)c, -1, 1);
+    float *want = kd_alloc(len), *gfull = kd_alloc(len), *bfull = kd_alloc(len);
+    for (size_t i = 0; i < len; i++) {
+        size_t ch = i / (size_t)s % (size_t)c;
+        gfull[i] = g[ch], bfull[i] = be[ch];
+    }
+    double *bound = kd_bounds(len);
+    kc_ref_group_norm(n, c, groups, s, eps, x, g, be, want);
+    double cond = norm_bounds(n * groups, seglen, eps, x, gfull, bfull, want, bound);
+    kcrt_buffer *bx = kd_in(x, len, false), *bg = kd_in(g, (size_t)c, false),
+                *bb = kd_in(be, (size_t)c, false);
+    kcrt_buffer *by = kd_out(len);
+    kd_case cs = {.kernel = "group_norm",
+                  .nargs = 9,
+                  .out = by,
+                  .n = len,
+                  .want = want,
+                  .bound = bound,
+                  .l2tol = kd_info("group_norm")->tolerance * cond};
+    snprintf(cs.shape, sizeof cs.shape, "n=%d c=%d groups=%d s=%d eps=%g (mean %g)", n, c, groups, s, eps, mean);
+    kcrt_arg args[] = {KCRT_I32(n),  KCRT_I32(c),  KCRT_I32(groups), KCRT_I32(s), KCRT_F32(eps),
+                       KCRT_BUF(bx), KCRT_BUF(bg), KCRT_BUF(bb),     KCRT_BUF(by)};
+    memcpy(cs.args, args, sizeof args);
+    kd_run(&cs, v, nv);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bg), kcrt_buffer_free(bb), kcrt_buffer_free(by);
+    free(x), free(g), free(be), free(want), free(gfull), free(bfull), free(bound);
+}
+
+static void test_group_norm(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x6a);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("group_norm", v);
+    kd_begin();
+    /* one value (y = beta); groups of several channels, batch > 1; one
+     * channel per group as ContentVec (a segment longer than every
+     * workgroup); one group (layernorm over all); a large mean; s = 1 */
+    group_norm_case(&r, 1, 1, 1, 1, 1e-5f, 0, v, nv);
+    group_norm_case(&r, 2, 6, 3, 7, 1e-5f, 0, v, nv);
+    group_norm_case(&r, 1, 8, 8, 1301, 1e-5f, 0, v, nv);
+    group_norm_case(&r, 2, 4, 1, 300, 1e-3f, 0, v, nv);
+    group_norm_case(&r, 3, 12, 4, 37, 1e-5f, 100, v, nv);
+    group_norm_case(&r, 2, 16, 4, 1, 0.1f, 0, v, nv);
+    kd_report("group_norm", nv, kd_info("group_norm")->tolerance);
 }
 
 /* ---- conv1d ---------------------------------------------------------------------------------- */
@@ -1577,7 +1646,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
+                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1634,6 +1703,8 @@ static void test_real_shapes(void **state)
                 softmax_case(&r, I("rows", 0), I("n", 0), 0, false, I("log_out", 0), v, nv);
             else if (!strcmp(kernels[k], "layernorm"))
                 layernorm_case(&r, I("rows", 0), I("n", 0), 1e-5f, 0, false, v, nv);
+            else if (!strcmp(kernels[k], "group_norm"))
+                group_norm_case(&r, I("n", 1), I("c", 1), I("groups", 1), I("s", 1), 1e-5f, 0, v, nv);
             else if (!strcmp(kernels[k], "conv1d"))
                 conv1d_case(&r,
                             (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("dil", 1),
@@ -1658,7 +1729,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
+                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1733,6 +1804,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_group_norm, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_real_shapes, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv_transpose1d, kd_load, kd_unload),
