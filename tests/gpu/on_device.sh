@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
     --suite-only) suite_only=1; shift ;;
     --backends) backends=$2; shift 2 ;;
     --no-tune) tune=0; shift ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "on_device.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
