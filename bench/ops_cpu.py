@@ -107,12 +107,25 @@ def cases(ops, torch, torchaudio, rng):
     w16 = (rng.standard_normal((3072, 768)) / 28).astype(np.float16)
     x16 = rng.standard_normal((140, 768)).astype(np.float16)
     tw16, tx16 = torch.from_numpy(w16), torch.from_numpy(x16)
-    out.append(("linear float16, ContentVec FFN: 140 x 768 -> 3072",
-                lambda: ops.linear(x16, w16).numpy(), lambda: F.linear(tx16, tw16)))
+    # PyTorch 1.13 has no half matmul on the CPU: an app there casts to float32
+    out.append(("linear float16, ContentVec FFN: 140 x 768 -> 3072 (PyTorch: cast to float32)",
+                lambda: ops.linear(x16, w16).numpy(), lambda: F.linear(tx16.float(), tw16.float()).half()))
     w32, x32 = w16.astype(np.float32), x16.astype(np.float32)
     tw32, tx32 = torch.from_numpy(w32), torch.from_numpy(x32)
     out.append(("linear float32, ContentVec FFN: 140 x 768 -> 3072",
                 lambda: ops.linear(x32, w32).numpy(), lambda: F.linear(tx32, tw32)))
+
+    # (names of their own: the lambdas above read their variables when called)
+    nx = (rng.standard_normal((1, 512, 31999)) * 3 + 1).astype(np.float32)
+    ng, nb = rng.standard_normal(512).astype(np.float32), rng.standard_normal(512).astype(np.float32)
+    tnx, tng, tnb = torch.from_numpy(nx), torch.from_numpy(ng), torch.from_numpy(nb)
+    out.append(("group_norm, ContentVec's first: 512 groups of 1 channel, 31,999 steps",
+                lambda: ops.group_norm(nx, 512, ng, nb).numpy(), lambda: F.group_norm(tnx, 512, tng, tnb)))
+    lx = rng.standard_normal((140, 768)).astype(np.float32)
+    lg, lb = rng.standard_normal(768).astype(np.float32), rng.standard_normal(768).astype(np.float32)
+    tlx, tlg, tlb = torch.from_numpy(lx), torch.from_numpy(lg), torch.from_numpy(lb)
+    out.append(("layer_norm, ContentVec: 140 x 768",
+                lambda: ops.layer_norm(lx, 768, lg, lb).numpy(), lambda: F.layer_norm(tlx, (768,), tlg, tlb)))
 
     try:
         import aubio
