@@ -174,11 +174,22 @@ def test_front_end_and_synth(ops, rng, tmp_path, capsys):
     ckpt = str(tmp_path / "G.safetensors")
     rvc.save_checkpoint(ckpt, sd, cfg)
     out = str(tmp_path / "out.wav")
-    assert rvc.main(["synth", ckpt, "--input", wav, "--output", out, "--bundle", BUNDLE]) == 0
+    assert rvc.main(["synth", ckpt, "--input", wav, "--output", out, "--bundle", BUNDLE, "--compare-torch"]) == 0
     text = capsys.readouterr().out
-    assert "real-time factor (kc)" in text, text
+    assert "real-time factor (kc)" in text and "real-time factor (PyTorch cpu" in text, text
     y, sr3 = rvc.read_wav(out)
     assert sr3 == 40000 and len(y) == frames * 400 and np.any(y != 0)
+
+
+@pytest.mark.parametrize("name", sorted(rvc.CONFIGS))
+def test_random_checkpoint_has_rvcs_names_and_shapes(name, tmp_path):
+    cfg = rvc.CONFIGS[name]
+    want = {k: tuple(v.shape) for k, v in rvc_torch.from_config(cfg).state_dict().items()}
+    p = str(tmp_path / "r.safetensors")
+    assert rvc.main(["random-checkpoint", p, "--config", name]) == 0
+    state, meta = safetensors.load(p)
+    assert {k: v.shape for k, v in state.items()} == want
+    assert rvc.fold_weight_norm(state).keys() == {k.replace("_v", "") for k in want if not k.endswith("_g")}
 
 
 def test_bad_calls_say_what(ops, rng, tmp_path):

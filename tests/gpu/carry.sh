@@ -16,6 +16,7 @@
 #   lib/         the shared libraries kc and the tests need beyond glibc
 #   package.kcb  kernels/ (the shipped package), default variants, spirv + target
 #   calibrate.kcb  kc bench's calibration kernels for the target
+#   speech.wav   espeak-ng speaking a sentence: the input of the RVC synthesis
 # and the Vulkan loader, the validation layer and libglvnd (the NVIDIA Vulkan
 # driver, libGLX_nvidia, needs its libGLdispatch) as .debs in .gl/, unpacked
 # to / there.
@@ -47,6 +48,7 @@ say "bundles"
 kc=$out/suite/tools/kc
 "$kc" build kernels -t spirv -t "$target" --quiet -o "$out/package.kcb"
 "$kc" build bench/calibrate --all-variants -t "$target" --quiet -o "$out/calibrate.kcb"
+espeak-ng -w "$out/speech.wav" "Hello, this is a test of voice conversion on the graphics card."
 
 # the examples' bundle-building tests need kc with LLVM (sm_NN): run here
 (cd "$out/suite" && ctest -R '^example_.*_bundle$' >/dev/null)

@@ -13,12 +13,16 @@
 #   5. kc tune of gemm through Vulkan (--tune-time), then kc bench again
 #   6. the same operations through PyTorch (cuBLAS, cuDNN; FP32, TF32 off):
 #      bench/torch_compare.py's table
+#   7. RVC v2's 40k generator (kcrt.models.rvc, random weights) on a spoken
+#      sentence: the real-time factor through CUDA and Vulkan, and of the
+#      PyTorch reference on CUDA and the CPU
 # Every step has a time limit and the script goes on past a failed one.
 #
 #   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 45s] [--suite-only]
-#                          [--backends "cuda vulkan"] [--no-tune]
+#                          [--backends "cuda vulkan"] [--no-tune] [--rvc-only]
 #
 #   --suite-only   steps 1 and 2 alone (a rerun after a fix)
+#   --rvc-only     steps 1 and 7 alone
 #   --backends     only these backends' steps (default both)
 #   --no-tune      skip step 5
 #
@@ -35,6 +39,7 @@ tune_time=45s
 suite_only=0
 backends="cuda vulkan"
 tune=1
+rvc_only=0
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dev=$2; shift 2 ;;
@@ -43,7 +48,8 @@ while [ $# -gt 0 ]; do
     --suite-only) suite_only=1; shift ;;
     --backends) backends=$2; shift 2 ;;
     --no-tune) tune=0; shift ;;
-    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+    --rvc-only) rvc_only=1; shift ;;
+    -h | --help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "on_device.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -100,10 +106,36 @@ vk=$(nvidia_index vulkan) cu=$(nvidia_index cuda)
 [ "$vk" = -1 ] && VK_LOADER_DEBUG=error,warn,driver "$kc" devices --backend vulkan 2>&1 | head -40
 echo "NVIDIA device: vulkan index $vk, cuda index $cu"
 
+# ---- RVC synthesis (step 7; first when it is the only step) ------------------------------------------
+on() { case " $backends " in *" $1 "*) return 0 ;; esac; return 1; }
+rvc_synth() {
+    say "RVC v2 40k generator on $dev/speech.wav: real-time factors"
+    PYTHONPATH=$root/python step 60 python3 -m kcrt.models.rvc random-checkpoint "$work/G40k.safetensors"
+    local b torch_on=cuda,cpu
+    for b in cuda vulkan; do
+        on $b || continue
+        KCRT_BACKEND=$b KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so KCRT_BUNDLE=$root/$dev/package.kcb \
+            PYTHONPATH=$root/python step 240 python3 -m kcrt.models.rvc synth "$work/G40k.safetensors" \
+            --input "$dev/speech.wav" --output "$work/rvc_$b.wav" --warmup ${torch_on:+--compare-torch $torch_on}
+        torch_on=""
+    done
+}
+if [ "$rvc_only" = 1 ]; then
+    rvc_synth
+    for b in cuda vulkan; do
+        on $b || continue
+        say "test_rvc.py through $b"
+        KCRT_BACKEND=$b KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so KCRT_TEST_RVC_BUNDLE=$root/$dev/package.kcb \
+            PYTHONPATH=$root/python step 150 python3 -m pytest -q -s -p no:cacheprovider python/tests/test_rvc.py 2>&1 |
+            grep -E "relative L2|passed|failed|Error" | head -20
+    done
+    tar -czf "$out/results.tar.gz" -C "$work" --exclude cache --exclude '*.safetensors' .
+    exit 0
+fi
+
 # ---- the runtime suite -----------------------------------------------------------------------
 # the examples' Python is the build machine's /usr/bin/python3; here it is the one with numpy
 find "$dev/suite" -name CTestTestfile.cmake -exec sed -i "s|/usr/bin/python3|$(command -v python3)|g" {} +
-on() { case " $backends " in *" $1 "*) return 0 ;; esac; return 1; }
 suite() { # $1: backend
     say "runtime suite through $1"
     (cd "$dev/suite" && step 120 ctest -j 4 --timeout 90 --output-on-failure -R 'test_rt_|example_' -E '_bundle$' \
@@ -128,6 +160,7 @@ pytests() { # $1: backend
 }
 on cuda && pytests cuda
 on vulkan && pytests vulkan
+rvc_synth
 
 # ---- kc bench ----------------------------------------------------------------------------------
 kernels=(--kernel gemm --kernel conv1d --kernel conv_transpose1d --kernel softmax --kernel layernorm)
@@ -140,7 +173,7 @@ bench() { # $1: backend; $2: label; the rest: kc bench's arguments
     KCRT_BACKEND=$b step 90 "$kc" bench "$@" "${more[@]}" --repeat 10 --max-time 8 --quiet \
         --peaks "$work/peaks_$b.json" --json "$work/kc_$label.json"
 }
-keep() { tar -czf "$out/results.tar.gz" -C "$work" --exclude cache .; }
+keep() { tar -czf "$out/results.tar.gz" -C "$work" --exclude cache --exclude '*.safetensors' .; }
 compare() { # $1: the table's name; the rest: labels of kc bench results
     local name=$1 l cols=()
     shift

@@ -18,8 +18,6 @@ PyTorch, the reference it is tested against.
 """
 import argparse
 import json
-import math
-import os
 import sys
 import time
 import wave
@@ -85,6 +83,45 @@ def config_from_rvc_list(cfg):
             "resblock_dilation_sizes": [list(d) for d in cfg[11]], "upsample_rates": list(cfg[12]),
             "upsample_initial_channel": int(cfg[13]), "upsample_kernel_sizes": list(cfg[14]),
             "gin_channels": int(cfg[16]), "sr": int(sr)}
+
+
+def random_state(config, rng=None):
+    """A generator state dict with RVC's names (weight_g/weight_v where RVC
+    normalises weights) and random values, initialised as HiFi-GAN's
+    init_weights does (normal, std 0.01): a checkpoint to try the pipeline
+    without a trained model."""
+    rng = rng or np.random.default_rng(0)
+    cfg, st = config, {}
+
+    def conv(name, cout, cin, k, norm, bias=True):
+        w = rng.normal(0, 0.01, (cout, cin, k)).astype(np.float32)
+        if norm:
+            st[name + ".weight_v"] = w
+            st[name + ".weight_g"] = np.sqrt((w.astype(np.float64) ** 2).sum(axis=(1, 2))).astype(
+                np.float32).reshape(-1, 1, 1)
+        else:
+            st[name + ".weight"] = w
+        if bias:
+            st[name + ".bias"] = rng.uniform(-0.05, 0.05, cout).astype(np.float32)
+
+    c0, nk = cfg["upsample_initial_channel"], len(cfg["resblock_kernel_sizes"])
+    conv("conv_pre", c0, cfg["inter_channels"], 7, False)
+    if cfg["gin_channels"]:
+        conv("cond", c0, cfg["gin_channels"], 1, False)
+    st["m_source.l_linear.weight"] = rng.uniform(-1, 1, (1, 1)).astype(np.float32)
+    st["m_source.l_linear.bias"] = rng.uniform(-1, 1, 1).astype(np.float32)
+    for i, (u, k) in enumerate(zip(cfg["upsample_rates"], cfg["upsample_kernel_sizes"])):
+        ch = c0 // 2 ** (i + 1)
+        conv("ups.%d" % i, 2 * ch, ch, k, True, bias=False)  # ConvTranspose1d: (in, out, k)
+        st["ups.%d.bias" % i] = rng.uniform(-0.05, 0.05, ch).astype(np.float32)
+        s = int(np.prod(cfg["upsample_rates"][i + 1:]))
+        conv("noise_convs.%d" % i, ch, 1, 2 * s if i + 1 < len(cfg["upsample_rates"]) else 1, False)
+        for j, (k2, dil) in enumerate(zip(cfg["resblock_kernel_sizes"], cfg["resblock_dilation_sizes"])):
+            for n in range(len(dil)):
+                for half in ("convs1", "convs2"):
+                    conv("resblocks.%d.%s.%d" % (i * nk + j, half, n), ch, ch, k2, True)
+    conv("conv_post", 1, c0 // 2 ** len(cfg["upsample_rates"]), 7, False, bias=False)
+    return st
 
 
 def save_checkpoint(path, state, config):
@@ -288,6 +325,7 @@ def _synth(args):
     samples, sr = read_wav(args.input)
     t0 = time.perf_counter()
     _, log_mel, f0 = front_end(samples, sr, ops)
+    t1_front = time.perf_counter() - t0
     f0 = f0 * 2 ** (args.f0_up_key / 12)
     frames = len(f0)
     if args.latent:
@@ -299,6 +337,8 @@ def _synth(args):
         z = np.random.default_rng(args.seed).standard_normal((1, gen.config["inter_channels"], frames)).astype(
             np.float32) * np.float32(args.latent_scale)
     g = np.random.default_rng(args.seed + 1).standard_normal((1, gen.config["gin_channels"], 1)).astype(np.float32)
+    if args.warmup:  # pipelines created and buffers pooled before the timed run
+        gen(z, f0[None], g, generator=np.random.default_rng(args.seed + 2)).numpy()
     t1 = time.perf_counter()
     y = gen(z, f0[None], g, generator=np.random.default_rng(args.seed + 2)).numpy()[0, 0]
     t2 = time.perf_counter()
@@ -309,22 +349,33 @@ def _synth(args):
         args.input, len(samples) / sr, sr, frames, len(voiced), np.median(voiced) if len(voiced) else 0,
         "x".join(map(str, log_mel.shape))))
     print("output     %s: %.2f s at %d Hz" % (args.output, dur, sr_out))
-    print("front end  %.3f s; generator %.3f s on %s" % (t1 - t0, t2 - t1, ops.ctx))
-    print("real-time factor (kc)       %.3f" % ((t2 - t0) / dur))
-    if args.compare_torch:
-        import torch
-
-        from . import rvc_torch
-        ref = rvc_torch.from_config(gen.config)
-        state, _ = safetensors.load(args.checkpoint)
-        ref.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-        with torch.no_grad():
-            t3 = time.perf_counter()
-            ref(torch.from_numpy(z), torch.from_numpy(f0[None].astype(np.float32)), torch.from_numpy(g))
-            t4 = time.perf_counter()
-        print("real-time factor (PyTorch CPU, %d threads, generator only) %.3f" % (
-            torch.get_num_threads(), (t4 - t3) / dur))
+    print("front end  %.3f s; generator %.3f s on %s" % (t1_front, t2 - t1, ops.ctx))
+    print("real-time factor (kc)       %.3f (front end + generator%s)" % (
+        (t2 - t1 + t1_front) / dur, ", after a warm-up run" if args.warmup else ""))
+    for device in (args.compare_torch or "").split(",") if args.compare_torch else []:
+        _time_torch(args.checkpoint, gen.config, device, (z, f0[None].astype(np.float32), g), dur)
     return 0
+
+
+def _time_torch(checkpoint, config, device, inputs, dur):
+    import torch
+
+    from . import rvc_torch
+    dev = torch.device(device)
+    ref = rvc_torch.from_config(config)
+    state, _ = safetensors.load(checkpoint)
+    ref.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
+    ref = ref.to(dev).eval()
+    args = [torch.from_numpy(a).to(dev) for a in inputs]
+    with torch.no_grad():
+        for _ in range(2 if dev.type == "cuda" else 1):  # the first CUDA call pays for cuDNN's set-up
+            t0 = time.perf_counter()
+            ref(*args)
+            if dev.type == "cuda":
+                torch.cuda.synchronize()
+            t1 = time.perf_counter()
+    where = "%d threads" % torch.get_num_threads() if dev.type == "cpu" else torch.cuda.get_device_name(dev)
+    print("real-time factor (PyTorch %s, %s, generator only) %.3f" % (dev.type, where, (t1 - t0) / dur))
 
 
 def main(argv=None):
@@ -333,6 +384,10 @@ def main(argv=None):
     c = sub.add_parser("convert", help="an RVC .pth -> a safetensors generator checkpoint (needs torch)")
     c.add_argument("pth")
     c.add_argument("output")
+    r = sub.add_parser("random-checkpoint", help="a generator with random weights (no trained model needed)")
+    r.add_argument("output")
+    r.add_argument("--config", choices=sorted(CONFIGS), default="40k")
+    r.add_argument("--seed", type=int, default=0)
     s = sub.add_parser("synth", help="a wav through the front end and the generator -> a wav; prints the RTF")
     s.add_argument("checkpoint", help="a safetensors file from `convert`")
     s.add_argument("--input", required=True, help="a PCM wav (any rate; espeak-ng -w makes one)")
@@ -342,13 +397,21 @@ def main(argv=None):
     s.add_argument("--latent-scale", type=float, default=0.5)
     s.add_argument("--f0-up-key", type=float, default=0.0, help="transpose the pitch by this many semitones")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--warmup", action="store_true", help="run the generator once before the timed run")
     s.add_argument("--bundle", help="kc bundle of kernels/ (default: $KCRT_BUNDLE or the installed one)")
-    s.add_argument("--compare-torch", action="store_true", help="also time the PyTorch reference on the CPU")
+    s.add_argument("--compare-torch", nargs="?", const="cpu", metavar="DEVICE",
+                   help="also time the PyTorch reference (kcrt.models.rvc_torch) on DEVICE: cpu (the default), "
+                        "cuda, or both as cuda,cpu")
     args = p.parse_args(argv)
     try:
         if args.cmd == "convert":
             cfg = convert(args.pth, args.output)
             print("wrote %s (%d Hz generator, upsampling %s)" % (args.output, cfg["sr"], cfg["upsample_rates"]))
+            return 0
+        if args.cmd == "random-checkpoint":
+            save_checkpoint(args.output, random_state(CONFIGS[args.config], np.random.default_rng(args.seed)),
+                            CONFIGS[args.config])
+            print("wrote %s (RVC v2 %s generator, random weights)" % (args.output, args.config))
             return 0
         return _synth(args)
     except (kcrt.Error, OSError, ValueError) as e:
