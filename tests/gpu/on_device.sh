@@ -110,13 +110,17 @@ echo "NVIDIA device: vulkan index $vk, cuda index $cu"
 on() { case " $backends " in *" $1 "*) return 0 ;; esac; return 1; }
 rvc_synth() {
     say "RVC v2 40k generator on $dev/speech.wav: real-time factors"
-    PYTHONPATH=$root/python step 60 python3 -m kcrt.models.rvc random-checkpoint "$work/G40k.safetensors"
+    KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so PYTHONPATH=$root/python step 60 \
+        python3 -m kcrt.models.rvc random-checkpoint "$work/G40k.safetensors"
     local b torch_on=cuda,cpu
     for b in cuda vulkan; do
         on $b || continue
         KCRT_BACKEND=$b KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so KCRT_BUNDLE=$root/$dev/package.kcb \
             PYTHONPATH=$root/python step 240 python3 -m kcrt.models.rvc synth "$work/G40k.safetensors" \
             --input "$dev/speech.wav" --output "$work/rvc_$b.wav" --warmup ${torch_on:+--compare-torch $torch_on}
+        KCRT_BACKEND=$b KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so KCRT_BUNDLE=$root/$dev/package.kcb \
+            PYTHONPATH=$root/python step 240 python3 -m kcrt.models.rvc synth "$work/G40k.safetensors" \
+            --input "$dev/speech.wav" --output "$work/rvc_$b.wav" --warmup --profile | sed -n "/^profile/,$ p"
         torch_on=""
     done
 }

@@ -337,12 +337,18 @@ def _synth(args):
         z = np.random.default_rng(args.seed).standard_normal((1, gen.config["inter_channels"], frames)).astype(
             np.float32) * np.float32(args.latent_scale)
     g = np.random.default_rng(args.seed + 1).standard_normal((1, gen.config["gin_channels"], 1)).astype(np.float32)
+    if args.profile:
+        prof = _profile(ops)
     if args.warmup:  # pipelines created and buffers pooled before the timed run
         gen(z, f0[None], g, generator=np.random.default_rng(args.seed + 2)).numpy()
+        if args.profile:
+            prof.clear()
     t1 = time.perf_counter()
     y = gen(z, f0[None], g, generator=np.random.default_rng(args.seed + 2)).numpy()[0, 0]
     t2 = time.perf_counter()
     write_wav(args.output, y, sr_out)
+    if args.profile:
+        _profile_report(prof, gen)
     dur = len(y) / sr_out
     voiced = f0[f0 > 0]
     print("input      %s: %.2f s at %d Hz; %d frames, %d voiced (median f0 %.1f Hz); log-mel %s" % (
@@ -357,11 +363,36 @@ def _synth(args):
     return 0
 
 
+def _profile(ops):
+    """Wraps ops' methods so that each call waits for the device and is
+    timed: {op name: [calls, seconds]}, from the next call on."""
+    prof = {}
+    for name in ("conv1d", "conv_transpose1d", "leaky_relu", "add", "mul", "tanh", "linear", "sine_source"):
+        def timed(*a, _f=getattr(ops, name), _n=name, **kw):
+            t0 = time.perf_counter()
+            r = _f(*a, **kw)
+            ops.ctx.finish()
+            rec = prof.setdefault(_n, [0, 0.0])
+            rec[0] += 1
+            rec[1] += time.perf_counter() - t0
+            return r
+        setattr(ops, name, timed)
+    return prof
+
+
+def _profile_report(prof, gen):
+    print("profile of the generator's timed run (the device waited for after each op):")
+    total = sum(v[1] for v in prof.values())
+    for name, (calls, secs) in sorted(prof.items(), key=lambda kv: -kv[1][1]):
+        print("  %-18s %5d calls %9.3f s %5.1f%%" % (name, calls, secs, 100 * secs / total if total else 0))
+
+
 def _time_torch(checkpoint, config, device, inputs, dur):
     import torch
 
     from . import rvc_torch
     dev = torch.device(device)
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False  # float32, as kc computes
     ref = rvc_torch.from_config(config)
     state, _ = safetensors.load(checkpoint)
     ref.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
@@ -375,7 +406,8 @@ def _time_torch(checkpoint, config, device, inputs, dur):
                 torch.cuda.synchronize()
             t1 = time.perf_counter()
     where = "%d threads" % torch.get_num_threads() if dev.type == "cpu" else torch.cuda.get_device_name(dev)
-    print("real-time factor (PyTorch %s, %s, generator only) %.3f" % (dev.type, where, (t1 - t0) / dur))
+    print("real-time factor (PyTorch %s, %s, float32 (TF32 off), generator only) %.3f" % (
+        dev.type, where, (t1 - t0) / dur))
 
 
 def main(argv=None):
@@ -398,6 +430,7 @@ def main(argv=None):
     s.add_argument("--f0-up-key", type=float, default=0.0, help="transpose the pitch by this many semitones")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--warmup", action="store_true", help="run the generator once before the timed run")
+    s.add_argument("--profile", action="store_true", help="time each op, waiting for the device after each")
     s.add_argument("--bundle", help="kc bundle of kernels/ (default: $KCRT_BUNDLE or the installed one)")
     s.add_argument("--compare-torch", nargs="?", const="cpu", metavar="DEVICE",
                    help="also time the PyTorch reference (kcrt.models.rvc_torch) on DEVICE: cpu (the default), "
