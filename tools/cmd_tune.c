@@ -63,7 +63,7 @@ static const kc_opt opts[] = {
     {"--kernel", true},    {"--shape", true},    {"--device", true},     {"--backend", true},
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
-    {"--quiet", false},
+    {"--quiet", false},    {"--no-racing", false},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -120,7 +120,8 @@ static bool take(tune_args *t, int k, const char *v)
     case 17: return parse_long(v, &l) && l > 0 && ((d->input_seed = (uint64_t)l), true);
     case 18: return parse_duration(v, &d->timeout_s);
     case 19: return parse_duration(v, &d->timing_cap_s);
-    default: d->quiet = true; return true;
+    case 20: d->quiet = true; return true;
+    default: d->no_racing = true; return true;
     }
 }
 

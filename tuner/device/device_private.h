@@ -158,6 +158,7 @@ typedef struct td_search {
     kc_tune_ctx *tctx;
     long measured, cached;
     long by_status[KC_RESULT_COUNT]; /* of the measured */
+    long raced, raced_samples;       /* timings racing stopped early, and their samples */
     bool last_measured;              /* the last evaluation ran on the device */
     double last_seconds;             /* and took this long, compile to commit */
     bool stop;                       /* a failure that is not a variant's: error says */

@@ -44,6 +44,7 @@ typedef struct kc_tune_device_options {
     uint64_t input_seed;           /* random inputs; 0: fresh each run */
     double timeout_s;              /* a launch slower than this is a timeout; 0: automatic */
     double timing_cap_s;           /* time spent timing one variant at most; 0: 1 s */
+    bool no_racing;                /* time every variant to 1% even when it is clearly slow */
     bool apply_only;               /* measure nothing: write the cache's winners to the bundle */
     const char *report;            /* FILE.html or FILE.svg, or NULL */
     const char *report_axes[2];    /* tunables for the heat map, or NULL */
@@ -66,6 +67,7 @@ typedef struct kc_tune_device_summary {
     long measured;     /* configurations measured on the device now */
     long cached;       /* evaluations answered by the cache */
     long failed;       /* of those measured, failed (any status) */
+    long raced;        /* of those measured, timings racing stopped early */
     long applied;      /* tuned rows written to the bundle */
     bool interrupted;  /* Ctrl-C or the time limit cut it short */
 } kc_tune_device_summary;

@@ -16,7 +16,8 @@
  *   5. warm up, then time rounds of launches with device timestamps until
  *      the median is known to within about 1% (the boxplot notch,
  *      1.58 IQR / sqrt(n), at most 1% of the median, with at least ten
- *      samples) or the timing cap is spent;
+ *      samples) or the timing cap is spent; or, racing, until it is clear
+ *      the variant cannot win (below);
  *   6. commit the result to the cache before anything else happens.
  * A failure of the host side (a buffer that cannot be written back) is not
  * the variant's fault: it stops the search and records nothing.
@@ -33,6 +34,24 @@ enum { MAX_SAMPLES = 512, REFERENCE_TRIES = 16 };
 #define MIN_TIMEOUT_S 1.0 /* seconds; a launch this fast is never a timeout */
 #define TIMEOUT_FACTOR 50 /* times the reference's launch */
 #define FIRST_LAUNCH_GRACE_S 20.0 /* more for the watchdog: a driver's lazy compile */
+/* Racing: a variant whose fastest launch so far, after at least
+ * RACE_MIN_SAMPLES, is slower than RACE_FACTOR times the best median of
+ * the search cannot be the winner, so timing it to 1% is wasted: its
+ * timing stops there and its median so far is recorded. Every launch of
+ * it was more than 1.5 times the best's typical launch, which noise on a
+ * busy machine does not do to a variant that is really within a few
+ * percent (a loaded machine slows launches by tens of percent, rarely by
+ * half, and never every one of them); on a fast kernel the first round
+ * alone is dozens of launches. */
+#define RACE_FACTOR 1.5
+enum { RACE_MIN_SAMPLES = 3 };
+
+/* Racing's rule (above) for a sample summary against the best median so
+ * far (ns; 0 or less: no best yet). */
+static bool cannot_win(const kc_stats_summary *sum, double best_ns)
+{
+    return best_ns > 0 && sum->n >= RACE_MIN_SAMPLES && sum->min > RACE_FACTOR * best_ns;
+}
 
 kc_cache_key td_key(kc_arena *a, const td_search *r, const char *variant)
 {
@@ -155,7 +174,10 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
 {
     double cap = r->s->o->timing_cap_s > 0 ? r->s->o->timing_cap_s : 1.0;
     int round = (int)fmin(fmax(0.02 / fmax(wall, 1e-7), 3), 64); /* about 20 ms a round */
-    double samples[MAX_SAMPLES], warm[2], median = 0, iqr = 0, t0 = td_now();
+    double samples[MAX_SAMPLES], warm[2], median = 0, iqr = 0, t0 = td_now(), best_ns = 0;
+    if (!r->s->o->no_racing && r->tctx)
+        kc_tune_best(r->tctx, &best_ns); /* 0 when nothing succeeded yet */
+    bool raced = false;
     int n = 0;
     td_watchdog_arm(r->s->dog, key, 2 * (2 + MAX_SAMPLES) * r->timeout_s + 5);
     bool ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, 2, warm) == KCRT_OK;
@@ -169,6 +191,8 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
         median = sum.median, iqr = sum.q3 - sum.q1;
         if ((n >= 10 && 1.58 * iqr / sqrt(n) <= NOTCH_BOUND * median) || td_now() - t0 >= cap)
             break;
+        if ((raced = cannot_win(&sum, best_ns)))
+            break;
     }
     td_watchdog_disarm(r->s->dog);
     if (!ok) {
@@ -178,6 +202,8 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
     res->time_ns = fmax(median, 0.5); /* a launch below the timestamp's resolution */
     res->samples = n;
     res->spread = median > 0 ? iqr / median : 0;
+    if (raced)
+        r->raced++, r->raced_samples += n;
     return true;
 }
 

@@ -192,7 +192,7 @@ static void summarise(td_search *r, kc_tune_stop why)
     kc_arena_init(&a);
     const char *variant, *def = td_variant_text(&a, r->tk, r->tk->start);
     double t, tdef = NAN;
-    char bt[32], dt[32], fails[256] = "";
+    char bt[32], dt[32], fails[320] = "";
     kc_cache_key dk = td_key(&a, r, def);
     kc_cache_result dr;
     if (kc_cache_get(s->cache, &dk, &dr, &a) && dr.status == KC_RESULT_OK)
@@ -201,6 +201,10 @@ static void summarise(td_search *r, kc_tune_stop why)
         if (r->by_status[st])
             snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails), ", %ld %s", r->by_status[st],
                      kc_result_status_name((kc_result_status)st));
+    if (r->raced)
+        snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails),
+                 "; racing cut %ld timing%s short (%.1f samples each, not 10 or more)", r->raced,
+                 r->raced == 1 ? "" : "s", (double)r->raced_samples / (double)r->raced);
     if (td_winner(r, &a, &variant, &t)) {
         td_time_text(bt, sizeof(bt), t);
         td_time_text(dt, sizeof(dt), tdef);
@@ -220,6 +224,16 @@ static void summarise(td_search *r, kc_tune_stop why)
                         r->cached, fails);
     }
     kc_arena_free(&a);
+}
+
+/* The final line's word on racing, or "" when it stopped nothing. */
+static const char *racing_note(long raced)
+{
+    static char text[96];
+    if (!raced)
+        return "";
+    snprintf(text, sizeof(text), "; racing cut %ld timing%s short", raced, raced == 1 ? "" : "s");
+    return text;
 }
 
 static double seconds_for(double deadline, long pairs_left)
@@ -273,6 +287,7 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
     s->sum->pairs += run;
     s->sum->measured += r.measured;
     s->sum->cached += r.cached;
+    s->sum->raced += r.raced;
     for (int st = 1; st < KC_RESULT_COUNT; st++)
         s->sum->failed += r.by_status[st];
     if (!td_apply(&r, err, sizeof(err)))
@@ -379,9 +394,10 @@ int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summ
         fprintf(o->log, "kc tune: %ld tuned row%s in %s, from the cache\n", s.sum->applied,
                 s.sum->applied == 1 ? "" : "s", o->bundle);
     else if (!rc && !o->quiet)
-        fprintf(o->log, "kc tune: %ld measured, %ld from the cache, %ld failed; %ld tuned row%s in %s%s\n",
+        fprintf(o->log, "kc tune: %ld measured, %ld from the cache, %ld failed; %ld tuned row%s in %s%s%s\n",
                 s.sum->measured, s.sum->cached, s.sum->failed, s.sum->applied, s.sum->applied == 1 ? "" : "s",
-                o->bundle, s.sum->interrupted ? " (stopped early: run kc tune again to go on)" : "");
+                o->bundle, s.sum->interrupted ? " (stopped early: run kc tune again to go on)" : "",
+                racing_note(s.sum->raced));
     for (int i = 0; i < n; i++)
         if (plans[i].opened)
             td_kernel_close(&plans[i].tk);

@@ -12,6 +12,7 @@
  *   - Ctrl-C stops after the measurement in flight and keeps the winner
  *   - wrong variants (a wrong value, a NaN) are caught and never chosen
  *   - a variant that never ends is recorded as a timeout and kc goes on
+ *   - racing stops timing a variant that cannot win, and --no-racing does not
  *   - the cache's Kernel Tuner export of a lavapipe space replays
  *   - bad requests get a clear message
  */
@@ -308,6 +309,33 @@ static void test_a_hung_variant_is_a_timeout_and_kc_goes_on(void **state)
     assert_string_equal("ok", find(rs, n, "n=256", "S=1")->status);
 }
 
+/* race.kc's R = 64 does 64 times R = 1's work: every launch of it is far
+ * past 1.5 times R = 1's median, so racing stops its timing after the
+ * first round, and it still loses. */
+static void test_racing_stops_timing_a_variant_that_cannot_win(void **state)
+{
+    (void)state;
+    const char *flags[] = {"", " --no-racing"};
+    for (int k = 0; k < 2; k++) {
+        char *out, cache[64];
+        snprintf(cache, sizeof(cache), "race%d.db", k);
+        assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel race --cache %s --strategy exhaustive --budget all%s",
+                                       KC, path("tt.kcb"), path(cache), flags[k]));
+        if (k == 0) {
+            ASSERT_CONTAINS(out, "best R=1 ");
+            ASSERT_CONTAINS(out, "racing cut 1 timing short (");
+            ASSERT_CONTAINS(out, "1 tuned row in");
+        } else if (strstr(out, "racing")) {
+            fail_msg("--no-racing raced:\n%s", out);
+        }
+        free(out);
+        result rs[4];
+        assert_int_equal(2, results(path(cache), "race", rs, 4));
+        assert_string_equal("R=1", fastest(rs, 2, "n=4096")->variant);
+        assert_true(find(rs, 2, "n=4096", "R=64")->time_ns > 1.5 * find(rs, 2, "n=4096", "R=1")->time_ns);
+    }
+}
+
 static void test_kernel_tuner_export_of_a_lavapipe_space_replays(void **state)
 {
     (void)state;
@@ -415,6 +443,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
         cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
         cmocka_unit_test(test_a_hung_variant_is_a_timeout_and_kc_goes_on),
+        cmocka_unit_test(test_racing_stops_timing_a_variant_that_cannot_win),
         cmocka_unit_test(test_bad_requests_say_what_and_where),
     };
     return kc_test_run("test_tune_device", tests, sizeof tests / sizeof tests[0], argc, argv, setup, teardown);
