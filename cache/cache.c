@@ -165,6 +165,22 @@ static bool intact(sqlite3 *db, const char *path, char *err, size_t errlen)
     return ok;
 }
 
+/* Another program's SQLite database (a kc bundle given as --cache, say):
+ * tables, but not the cache's. Asked before anything is written, so that
+ * such a file is left exactly as it was. */
+static bool foreign(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int tables = 0, ours = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*), count(CASE WHEN name = 'results' THEN 1 END) FROM sqlite_master "
+                               "WHERE type = 'table'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        tables = sqlite3_column_int(st, 0), ours = sqlite3_column_int(st, 1);
+    sqlite3_finalize(st);
+    return tables > 0 && ours == 0;
+}
+
 /* A new cache is made whole under another name and linked into place, so
  * a cache file of 0 bytes is never one kc is creating (which truncated()
  * would take for a damaged one), and of two kc processes creating it at
@@ -215,7 +231,12 @@ kc_cache *kc_cache_open(const char *path, char *err, size_t errlen)
          * at once; a few seconds of patience for a second kc at work */
         sqlite3_busy_timeout(c->db, 10000);
         char *msg = NULL;
-        if (sqlite3_exec(c->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, &msg) !=
+        if (foreign(c->db)) {
+            snprintf(err, errlen,
+                     "'%s' is not a tuning cache: an SQLite database without kc's results table (a bundle? a "
+                     "bundle is kc tune's first argument; --cache names the cache); it was left as it was",
+                     path);
+        } else if (sqlite3_exec(c->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, &msg) !=
             SQLITE_OK) {
             snprintf(err, errlen,
                      "'%s' is not a tuning cache: %s ('kc cache repair --cache %s' sets it aside and keeps what "

@@ -63,7 +63,7 @@ static const kc_opt opts[] = {
     {"--kernel", true},    {"--shape", true},    {"--device", true},     {"--backend", true},
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
-    {"--quiet", false},    {"--no-racing", false},
+    {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -121,7 +121,8 @@ static bool take(tune_args *t, int k, const char *v)
     case 18: return parse_duration(v, &d->timeout_s);
     case 19: return parse_duration(v, &d->timing_cap_s);
     case 20: d->quiet = true; return true;
-    default: d->no_racing = true; return true;
+    case 21: d->no_racing = true; return true;
+    default: d->no_transfer = true; return true;
     }
 }
 

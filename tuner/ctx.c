@@ -104,6 +104,9 @@ static int check_space(const kc_tune_space *s, char *err, size_t errlen)
             return kc_tune_fail(err, errlen, "tunable '%s' has no candidate values", s->names[d]);
         if (s->start && (s->start[d] < 0 || s->start[d] >= s->nvalues[d]))
             return kc_tune_fail(err, errlen, "the start point's value of '%s' is out of range", s->names[d]);
+        for (int i = 0; s->seeds && i < s->nseeds; i++)
+            if (s->seeds[i * s->ndims + d] < 0 || s->seeds[i * s->ndims + d] >= s->nvalues[d])
+                return kc_tune_fail(err, errlen, "seed %d's value of '%s' is out of range", i + 1, s->names[d]);
     }
     return 0;
 }
@@ -184,6 +187,19 @@ double kc_tune_seconds(const kc_tune_ctx *c)
     return kc_tune_clock() - c->t0;
 }
 
+/* Transfer: the start point, then each seed, before the strategy. */
+static void measure_seeds(kc_tune_ctx *c)
+{
+    const kc_tune_space *s = c->space;
+    if (s->nseeds <= 0 || !s->seeds)
+        return;
+    if (s->start && kc_tune_valid(c, s->start))
+        kc_tune_eval(c, s->start);
+    for (int i = 0; i < s->nseeds && !kc_tune_done(c); i++)
+        if (kc_tune_valid(c, s->seeds + i * s->ndims))
+            kc_tune_eval(c, s->seeds + i * s->ndims);
+}
+
 kc_tune_stop kc_tune_run(kc_tune_ctx *c)
 {
     if (c->ran)
@@ -192,6 +208,7 @@ kc_tune_stop kc_tune_run(kc_tune_ctx *c)
     c->t0 = kc_tune_clock();
     if (!c->strategy->search)
         c->strategy = kc_tune_find_strategy(kc_tune_default_choice(c, &c->opt));
+    measure_seeds(c);
     c->strategy->search(c);
     if (c->stop == KC_TUNE_RUNNING)
         c->stop = KC_TUNE_STOP_FINISHED;
@@ -396,6 +413,10 @@ bool kc_tune_random_point(kc_tune_ctx *c, int *point)
 bool kc_tune_start_point(kc_tune_ctx *c, int *point)
 {
     const kc_tune_space *s = c->space;
+    if (s->nseeds > 0 && s->seeds && c->best) {
+        memcpy(point, c->best, sizeof(int) * (size_t)s->ndims);
+        return true;
+    }
     if (s->start && kc_tune_valid(c, s->start) && !kc_tune_measured(c, s->start)) {
         memcpy(point, s->start, sizeof(int) * (size_t)s->ndims);
         return true;

@@ -38,6 +38,13 @@ typedef struct kc_tune_space {
     bool (*valid)(void *user, const int *point);
     void *user;
     const int *start; /* the default point, or NULL */
+    /* Transfer: points that were fast in other searches of this kernel
+     * (other shapes, other devices of the family), nseeds * ndims ints.
+     * With seeds, kc_tune_run measures the start point and then each seed
+     * before the strategy runs, and kc_tune_start_point gives the fastest
+     * of them, so a local search begins where earlier searches ended. */
+    const int *seeds;
+    int nseeds;
 } kc_tune_space;
 
 /* Returns a time (lower is better, > 0), or a value <= 0, NaN or INFINITY
@@ -145,7 +152,9 @@ bool kc_tune_valid_point(kc_tune_ctx *ctx, long i, int *point);
  * returns the same point twice (sampling without replacement); in a
  * larger one it may repeat a point the strategy did not measure. */
 bool kc_tune_random_point(kc_tune_ctx *ctx, int *point);
-/* The space's start point if valid and not measured, else a random one. */
+/* The space's start point if valid and not measured, else a random one.
+ * When the space has seeds (transfer), the fastest point measured so far
+ * (kc_tune_run measured the start point and the seeds first). */
 bool kc_tune_start_point(kc_tune_ctx *ctx, int *point);
 /* The valid points at Hamming distance 1 from point (one dimension
  * changed), in random order, written ndims ints each to out (room for

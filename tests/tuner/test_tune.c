@@ -360,6 +360,48 @@ static void smart_strategies_start_from_the_default_point(void **state)
     free(s);
 }
 
+/* Transfer: the start point, then the seeds, are measured first; ils then
+ * descends from the fastest of them (here the optimum, given as the second
+ * seed), so its next points are the optimum's neighbours; a seed out of
+ * range is refused. */
+static void seeds_are_measured_first_and_searches_start_from_the_best(void **state)
+{
+    (void)state;
+    synth *s = gpu_like(4);
+    int start[6] = {1, 2, 3, 2, 1, 0}, seeds[12], p[6];
+    double best = synth_optimum(s);
+    for (long i = 0; i < s->product; i++)
+        if (s->time[i] == best)
+            decode(s, i, seeds + 6);
+    int far[6] = {0, 0, 0, 0, 0, 0};
+    memcpy(seeds, synth_valid(s, far) ? far : start, sizeof(far));
+    s->space.start = start;
+    s->space.seeds = seeds;
+    s->space.nseeds = 2;
+    for (const char **n = (const char *[]){"ils", "anneal", "genetic", "random", NULL}; *n; n++) {
+        kc_tune_ctx *c = run(s, *n, 12, 3);
+        assert_memory_equal(start, s->log[0], sizeof(start));
+        assert_memory_equal(seeds + 6, s->log[s->nlog > 2 && memcmp(s->log[1], seeds + 6, sizeof(p)) ? 2 : 1],
+                            sizeof(p));
+        double t;
+        assert_true(kc_tune_best(c, &t) && t == best);
+        if (strcmp(*n, "ils") == 0) /* a descent from the optimum: its neighbours */
+            for (long i = 3; i < s->nlog; i++) {
+                int diff = 0;
+                for (int d = 0; d < 6; d++)
+                    diff += s->log[i][d] != seeds[6 + d];
+                assert_int_equal(1, diff);
+            }
+        kc_tune_free(c);
+    }
+    seeds[0] = 99;
+    kc_tune_options o = {"ils", 10, 0, 1};
+    char err[256];
+    assert_null(kc_tune_new(&s->space, synth_measure, s, &o, err, sizeof(err)));
+    ASSERT_CONTAINS(err, "seed 1's value of 'a' is out of range");
+    free(s);
+}
+
 /* Valid points only at the far end of a product too large to enumerate:
  * every search must give up in bounded time, measuring nothing invalid. */
 static bool needle_valid(void *user, const int *p)
@@ -481,6 +523,7 @@ int main(void)
         cmocka_unit_test(every_strategy_stops_when_the_space_is_measured),
         cmocka_unit_test(default_is_exhaustive_only_when_the_space_fits),
         cmocka_unit_test(smart_strategies_start_from_the_default_point),
+        cmocka_unit_test(seeds_are_measured_first_and_searches_start_from_the_best),
         cmocka_unit_test(sparse_and_empty_spaces_end_in_bounded_time),
         cmocka_unit_test(the_time_limit_stops_a_search),
         cmocka_unit_test(smart_strategies_beat_random_on_gpu_like_spaces),

@@ -159,6 +159,7 @@ typedef struct td_search {
     long measured, cached;
     long by_status[KC_RESULT_COUNT]; /* of the measured */
     long raced, raced_samples;       /* timings racing stopped early, and their samples */
+    kc_tune_space space;             /* the kernel's, with this search's transfer seeds */
     bool last_measured;              /* the last evaluation ran on the device */
     double last_seconds;             /* and took this long, compile to commit */
     bool stop;                       /* a failure that is not a variant's: error says */
@@ -183,6 +184,12 @@ bool td_compile(const td_search *r, const int *point, kc_variant_blob *blob, cha
 /* The cache's fastest ok variant for this search's kernel version,
  * device and shape; false when there is none. */
 bool td_winner(td_search *r, kc_arena *a, const char **variant, double *time_ns);
+/* Transfer (transfer.c): up to max points (ndims ints each) that won
+ * earlier searches of this kernel, nearest shapes first, to start from;
+ * says which in note ("BM=64,BN=128 (M=140,N=768,K=768), ..."). */
+enum { TRANSFER_SHAPES = 2, TRANSFER_MAX = TRANSFER_SHAPES + 1 };
+int td_transfer_seeds(td_search *r, kc_arena *a, int *seeds, int max, kc_buf *note);
+
 /* Writes the winner (binary if missing, tuned row) to the bundle. */
 bool td_apply(td_search *r, char *err, size_t errlen);
 /* Writes --report from the cache for the kernels and shapes tuned. */

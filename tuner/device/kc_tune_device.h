@@ -45,6 +45,7 @@ typedef struct kc_tune_device_options {
     double timeout_s;              /* a launch slower than this is a timeout; 0: automatic */
     double timing_cap_s;           /* time spent timing one variant at most; 0: 1 s */
     bool no_racing;                /* time every variant to 1% even when it is clearly slow */
+    bool no_transfer;              /* start from the default only, not from earlier winners */
     bool apply_only;               /* measure nothing: write the cache's winners to the bundle */
     const char *report;            /* FILE.html or FILE.svg, or NULL */
     const char *report_axes[2];    /* tunables for the heat map, or NULL */

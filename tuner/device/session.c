@@ -255,11 +255,32 @@ static bool planned(td_session *s, td_search *r)
     return true;
 }
 
+/* Transfer: the search's space is the kernel's, seeded with what earlier
+ * searches of it found (transfer.c), unless --no-transfer. */
+static void start_from_earlier_winners(td_session *s, td_search *r, kc_arena *a)
+{
+    r->space = r->tk->space;
+    if (s->o->no_transfer)
+        return;
+    int *seeds = kc_arena_alloc(a, sizeof(int) * (size_t)(TRANSFER_MAX * r->tk->ndims + 1));
+    kc_buf note = {0};
+    int n = td_transfer_seeds(r, a, seeds, TRANSFER_MAX, &note);
+    if (n > 0) {
+        r->space.seeds = seeds, r->space.nseeds = n;
+        if (!s->o->quiet)
+            td_progress_say(&s->progress, "%s %s: starting from the default and %d earlier winner%s: %s",
+                            r->tk->name, r->shape, n, n == 1 ? "" : "s", note.data);
+    }
+    kc_buf_free(&note);
+}
+
 /* Searches one kernel at one shape; the winner goes to the bundle. */
 static int search(td_session *s, td_kernel *tk, const char *shape, double seconds, uint64_t input_seed)
 {
     const kc_tune_device_options *o = s->o;
     td_search r = {.s = s, .tk = tk, .shape = shape};
+    kc_arena seed_arena;
+    kc_arena_init(&seed_arena);
     char err[1024];
     int rc = 0;
     kc_tune_stop why = KC_TUNE_STOP_TIME;
@@ -272,7 +293,8 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
         rc = fail(s, "%s %s: %s", tk->name, shape, err);
     else if (run) {
         kc_tune_options to = {o->strategy, budget(o), seconds, o->seed};
-        if (!(r.tctx = kc_tune_new(&tk->space, td_measure, &r, &to, err, sizeof(err))))
+        start_from_earlier_winners(s, &r, &seed_arena);
+        if (!(r.tctx = kc_tune_new(&r.space, td_measure, &r, &to, err, sizeof(err))))
             rc = fail(s, "%s: %s", tk->name, err);
         else if (!planned(s, &r))
             rc = fail(s, "%s: no variant fits %s (KC_REQUIRE and the device's workgroup limits rule out "
@@ -298,6 +320,7 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
         s->sum->interrupted |= !o->apply_only;
     kc_tune_free(r.tctx);
     td_workload_free(&r.w);
+    kc_arena_free(&seed_arena);
     return rc;
 }
 

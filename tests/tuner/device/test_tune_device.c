@@ -160,6 +160,28 @@ static void test_tune_fills_cache_then_measures_nothing(void **state)
     chosen(path("rvc.kcb"), "saxpy", "n=60000 a=0.5", variant, sizeof(variant), why, sizeof(why));
     assert_string_equal(fastest(before, n, "n=48000")->variant, variant);
     ASSERT_CONTAINS(why, "nearest");
+
+    /* transfer: a new shape starts from the winners at the nearest ones,
+     * which are measured there first (after the default) */
+    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel saxpy --shape n=60000 --cache %s --strategy ils "
+                                         "--budget 3 --timing-cap 0.1s --no-transfer",
+                                   KC, path("rvc.kcb"), path("notransfer.db")));
+    if (strstr(out, "earlier winner"))
+        fail_msg("--no-transfer transferred:\n%s", out);
+    free(out);
+    if (kc_test_sh(&out, "%s tune %s --kernel saxpy --shape n=60000 --cache %s --strategy ils --budget 3 "
+                         "--timing-cap 0.1s",
+                   KC, path("rvc.kcb"), path("one.db")) != 0)
+        fail_msg("kc tune failed:\n%s", out);
+    result now[64];
+    int m = results(path("one.db"), "saxpy", now, 64);
+    for (int s = 0; s < 2; s++) {
+        const char *won = fastest(before, n, shapes[s])->variant;
+        if (!find(now, m, "n=60000", won))
+            fail_msg("the winner at %s, %s, was not measured at n=60000:\n%s", shapes[s], won, out);
+    }
+    ASSERT_CONTAINS(out, "saxpy n=60000: starting from the default and ");
+    free(out);
 }
 
 /* Waits until the cache holds at least n results of kernel, or the child
@@ -400,6 +422,20 @@ static void test_bad_requests_say_what_and_where(void **state)
     free(out);
     assert_int_equal(1, kc_test_sh(&out, "%s tune %s --cache %s", KC, path("noshapes.kcb"), cache));
     ASSERT_CONTAINS(out, "nothing to tune: no kernel of");
+    free(out);
+    /* a bundle given as the cache is refused and left exactly as it was */
+    assert_int_equal(0, kc_test_sh(&out, "cp %s %s && sha256sum < %s", path("rvc.kcb"), path("other.kcb"),
+                                   path("other.kcb")));
+    char *before = out;
+    assert_int_equal(1, kc_test_sh(&out, "%s tune %s --kernel saxpy --cache %s", KC, path("rvc.kcb"),
+                                   path("other.kcb")));
+    ASSERT_CONTAINS(out, "is not a tuning cache: an SQLite database without kc's results table (a bundle?");
+    free(out);
+    assert_int_equal(0, kc_test_sh(&out, "sha256sum < %s; ls %s-wal 2>/dev/null | wc -l", path("other.kcb"),
+                                   path("other.kcb")));
+    ASSERT_CONTAINS(out, before);
+    ASSERT_CONTAINS(out, "\n0\n");
+    free(before);
     free(out);
 }
 
