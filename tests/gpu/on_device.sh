@@ -22,7 +22,9 @@
 #                          [--backends "cuda vulkan"] [--no-tune] [--rvc-only]
 #
 #   --suite-only   steps 1 and 2 alone (a rerun after a fix)
-#   --rvc-only     steps 1 and 7 alone
+#   --rvc-only     steps 1 and 7 alone (7 then also tunes the convolutions
+#                  through Vulkan for --tune-time and synthesises again,
+#                  unless --no-tune)
 #   --backends     only these backends' steps (default both)
 #   --no-tune      skip step 5
 #
@@ -123,6 +125,15 @@ rvc_synth() {
             --input "$dev/speech.wav" --output "$work/rvc_$b.wav" --warmup --profile | sed -n "/^profile/,$ p"
         torch_on=""
     done
+    if [ "$tune" = 1 ] && on vulkan; then
+        say "kc tune conv1d and conv_transpose1d through Vulkan ($tune_time), then the synthesis again"
+        cp "$dev/package.kcb" "$work/rvc_tuned.kcb"
+        KCRT_BACKEND=vulkan step 600 "$kc" tune "$work/rvc_tuned.kcb" --kernel conv1d --kernel conv_transpose1d \
+            --backend vulkan --device "$vk" --time "$tune_time" --quiet
+        KCRT_BACKEND=vulkan KCRT_LIBRARY=$root/$dev/suite/runtime/libkcrt.so KCRT_BUNDLE=$work/rvc_tuned.kcb \
+            PYTHONPATH=$root/python step 240 python3 -m kcrt.models.rvc synth "$work/G40k.safetensors" \
+            --input "$dev/speech.wav" --output "$work/rvc_vulkan_tuned.wav" --warmup --profile
+    fi
 }
 if [ "$rvc_only" = 1 ]; then
     rvc_synth
