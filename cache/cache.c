@@ -100,33 +100,17 @@ static bool migrate(sqlite3 *db, char *err, size_t errlen)
     }
 }
 
-static bool mkdirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return false;
-            *p = '/';
-        }
-    return mkdir(buf, 0755) == 0 || errno == EEXIST;
-}
-
 char *kc_cache_default_path(char *err, size_t errlen)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    kc_buf dir = {0};
-    if (xdg && *xdg)
-        kc_buf_printf(&dir, "%s/kc", xdg);
-    else if (home && *home)
-        kc_buf_printf(&dir, "%s/.cache/kc", home);
-    else {
-        snprintf(err, errlen, "neither XDG_CACHE_HOME nor HOME is set; give the cache with --cache FILE");
+    char *base = kc_user_cache_dir();
+    if (!base) {
+        snprintf(err, errlen, "%s; give the cache with --cache FILE", KC_USER_CACHE_VARS);
         return NULL;
     }
-    if (!mkdirs(dir.data)) {
+    kc_buf dir = {0};
+    kc_buf_printf(&dir, "%s/kc", base);
+    free(base);
+    if (kc_make_dirs(dir.data, 0755) != 0) {
         snprintf(err, errlen, "cannot create '%s': %s", dir.data, strerror(errno));
         kc_buf_free(&dir);
         return NULL;
@@ -188,7 +172,7 @@ static bool foreign(sqlite3 *db)
 static bool create_new(const char *path, char *err, size_t errlen)
 {
     char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.new-%ld", path, (long)getpid());
+    snprintf(tmp, sizeof(tmp), "%s.new-%ld", path, kc_process_id());
     remove(tmp);
     sqlite3 *db = NULL;
     char *msg = NULL;
@@ -201,7 +185,7 @@ static bool create_new(const char *path, char *err, size_t errlen)
         ok = migrate(db, err, errlen);
     sqlite3_free(msg);
     sqlite3_close(db);
-    if (ok && link(tmp, path) != 0 && errno != EEXIST && rename(tmp, path) != 0) {
+    if (ok && kc_file_link(tmp, path) != 0 && errno != EEXIST && kc_file_replace(tmp, path) != 0) {
         snprintf(err, errlen, "cannot create the tuning cache '%s': %s", path, strerror(errno));
         ok = false;
     }

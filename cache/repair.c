@@ -131,7 +131,7 @@ static bool set_aside(const char *path, char *aside, size_t len, char *err, size
         char from[4200], to[4200];
         snprintf(from, sizeof(from), "%s%s", path, suffix[i]);
         snprintf(to, sizeof(to), "%s%s", aside, suffix[i]);
-        if (rename(from, to) != 0 && !(i > 0 && errno == ENOENT)) {
+        if (kc_file_replace(from, to) != 0 && !(i > 0 && errno == ENOENT)) {
             snprintf(err, errlen, "cannot move '%s' aside to '%s': %s", from, to, strerror(errno));
             return false;
         }
@@ -170,7 +170,7 @@ bool kc_cache_repair(const char *path, kc_cache_repair_report *out, char *err, s
 {
     memset(out, 0, sizeof(*out));
     char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.repair-%ld", path, (long)getpid());
+    snprintf(tmp, sizeof(tmp), "%s.repair-%ld", path, kc_process_id());
     remove(tmp);
     sqlite3 *to = fresh_cache(tmp, err, errlen);
     if (!to)
@@ -195,7 +195,7 @@ bool kc_cache_repair(const char *path, kc_cache_repair_report *out, char *err, s
         remove(tmp);
         return false;
     }
-    if (rename(tmp, path) != 0) {
+    if (kc_file_replace(tmp, path) != 0) {
         snprintf(err, errlen, "cannot put the repaired cache at '%s' (it is at '%s'): %s", path, tmp,
                  strerror(errno));
         return false;

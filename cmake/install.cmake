@@ -33,13 +33,15 @@ if(TARGET kc)
   # $KCRT_BUNDLE names none (share/kc/rvc.kcb, in the build tree too)
   file(GLOB KC_RVC_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.kc ${PROJECT_SOURCE_DIR}/kernels/kc.yaml
        ${PROJECT_SOURCE_DIR}/kernels/include/*)
-  add_custom_command(
-    OUTPUT ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb
-    COMMAND kc build ${PROJECT_SOURCE_DIR}/kernels --quiet -o ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb
-    DEPENDS kc ${KC_RVC_SOURCES}
-    COMMENT "Building kernels/ into share/kc/rvc.kcb")
-  add_custom_target(rvc_bundle ALL DEPENDS ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb)
-  install(FILES ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb DESTINATION ${CMAKE_INSTALL_DATADIR}/kc)
+  if(KC_BUNDLE_KC)
+    add_custom_command(
+      OUTPUT ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb
+      COMMAND ${KC_BUNDLE_KC} build ${PROJECT_SOURCE_DIR}/kernels --quiet -o ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb
+      DEPENDS ${KC_BUNDLE_KC_TARGET} ${KC_RVC_SOURCES}
+      COMMENT "Building kernels/ into share/kc/rvc.kcb")
+    add_custom_target(rvc_bundle ALL DEPENDS ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb)
+    install(FILES ${PROJECT_BINARY_DIR}/share/kc/rvc.kcb DESTINATION ${CMAKE_INSTALL_DATADIR}/kc)
+  endif()
 endif()
 
 # pkg-config: the shared library by default, --static adds what the archive

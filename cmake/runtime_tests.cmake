@@ -19,9 +19,11 @@
 #
 # The bundle-building kc is the kc of this build, sanitized or not: the
 # bundles are made the way a user makes them. A KC_RUNTIME_ONLY build has
-# no kc of its own: KC_BUNDLE_KC names one, or its tests need no bundle.
-if(KC_RUNTIME_ONLY)
-  set(KC_BUNDLE_KC "" CACHE FILEPATH "A kc that builds the runtime tests' bundles (KC_RUNTIME_ONLY)")
+# no kc of its own, and a cross build's kc (kc.exe for Windows) cannot run
+# on the build machine: KC_BUNDLE_KC names one that can (bundles are the
+# same wherever they are built), or what needs bundles is left out.
+if(KC_RUNTIME_ONLY OR CMAKE_CROSSCOMPILING)
+  set(KC_BUNDLE_KC "" CACHE FILEPATH "A kc for the build machine that builds the bundles (KC_RUNTIME_ONLY, cross builds)")
   set(KC_BUNDLE_KC_TARGET)
 else()
   set(KC_BUNDLE_KC $<TARGET_FILE:kc>)
@@ -39,7 +41,14 @@ foreach(t IN LISTS KC_RT_TEST_TARGETS)
   list(APPEND KC_RT_TEST_TARGET_FLAGS -t ${t})
 endforeach()
 
-set(KC_RUNTIME_TEST_ENV KCRT_VALIDATION=1 KC_RT_EXPECT_BACKEND=${KC_RT_TEST_BACKEND})
+# The validation layer checks every runtime test, except under Wine: its
+# vulkan-1.dll forwards to the host's driver and lists no layers
+# (docs/windows.md)
+if(CMAKE_CROSSCOMPILING_EMULATOR MATCHES "wine")
+  set(KC_RUNTIME_TEST_ENV KC_RT_EXPECT_BACKEND=${KC_RT_TEST_BACKEND})
+else()
+  set(KC_RUNTIME_TEST_ENV KCRT_VALIDATION=1 KC_RT_EXPECT_BACKEND=${KC_RT_TEST_BACKEND})
+endif()
 if(NOT KC_RT_TEST_BACKEND STREQUAL "hip")
   list(APPEND KC_RUNTIME_TEST_ENV KCRT_HIP_LIBRARY=/nonexistent)
 endif()
@@ -49,3 +58,12 @@ endif()
 if(KC_SANITIZE)
   list(APPEND KC_RUNTIME_TEST_ENV LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/runtime/lsan.supp)
 endif()
+
+# On Windows a program finds kcrt.dll beside itself: copied there after each
+# build of a program that links it.
+function(kc_beside_kcrt target)
+  if(WIN32)
+    add_custom_command(TARGET ${target} POST_BUILD
+                       COMMAND ${CMAKE_COMMAND} -E copy_if_different $<TARGET_FILE:kcrt> $<TARGET_FILE_DIR:${target}>)
+  endif()
+endfunction()

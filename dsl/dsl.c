@@ -19,9 +19,9 @@ void kc_ctx_init(kc_ctx *c, FILE *out)
 
 bool kc_ctx_allow_dir(kc_ctx *c, const char *dir)
 {
-    char buf[PATH_MAX];
+    char buf[KC_PATH_MAX];
     struct stat st;
-    if (!realpath(*dir ? dir : ".", buf) || stat(buf, &st) != 0)
+    if (!kc_real_path(*dir ? dir : ".", buf, sizeof(buf)) || stat(buf, &st) != 0)
         return false;
     if (!S_ISDIR(st.st_mode)) {
         errno = ENOTDIR;
@@ -48,7 +48,7 @@ bool kc_ctx_may_include(const kc_ctx *c, const char *real)
 /* The folder of the file being parsed: its own includes may read it. */
 static void allow_dir_of(kc_ctx *c, const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = kc_last_separator(path);
     const char *dir = slash ? kc_arena_strndup(&c->arena, path, (size_t)(slash - path + 1)) : ".";
     kc_ctx_allow_dir(c, dir);
 }

@@ -131,14 +131,14 @@ static bool active(const kc_vec *conds)
 
 static char *dir_of(kc_arena *a, const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = kc_last_separator(path);
     return slash ? kc_arena_strndup(a, path, (size_t)(slash - path + 1)) : kc_arena_strdup(a, "");
 }
 
 static const char *real_path(kc_arena *a, const char *path)
 {
-    char buf[PATH_MAX];
-    return realpath(path, buf) ? kc_arena_strdup(a, buf) : path;
+    char buf[KC_PATH_MAX];
+    return kc_real_path(path, buf, sizeof(buf)) ? kc_arena_strdup(a, buf) : path;
 }
 
 /* Too deep: find the first file that includes itself again and report
@@ -172,8 +172,8 @@ static void report_cycle(pp *P, kc_loc deepest)
 static int open_include(pp *P, const char *path, kc_loc at)
 {
     kc_ctx *c = P->c;
-    char buf[PATH_MAX];
-    if (!realpath(path, buf)) {
+    char buf[KC_PATH_MAX];
+    if (!kc_real_path(path, buf, sizeof(buf))) {
         kc_error_at(&c->diag, at, "cannot open included file '%s': %s", path, strerror(errno));
         return -1;
     }
@@ -224,7 +224,7 @@ static void do_include(pp *P, const tokvec *v, int i, int end)
             return;
         }
         const char *from = c->src.files[name->loc.file]->path;
-        const char *path = inner[0] == '/' ? inner : kc_arena_printf(&c->arena, "%s%s", dir_of(&c->arena, from), inner);
+        const char *path = kc_path_is_absolute(inner) ? inner : kc_arena_printf(&c->arena, "%s%s", dir_of(&c->arena, from), inner);
         file = open_include(P, path, name->loc);
         if (file < 0)
             return;

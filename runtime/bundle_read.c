@@ -1107,7 +1107,10 @@ static bool read_kernels(rd *r, int64_t **ids_out)
 /* Refuses what is not a SQLite file before SQLite sees it, for a clear message. */
 static kcrt_status sniff(rd *r, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    struct stat st; /* Windows opens a folder with "Permission denied" */
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return bad(r, "cannot open bundle '%s': %s", path, strerror(EISDIR)), KCRT_ERROR_IO;
+    FILE *f = kc_fopen(path, "rb");
     if (!f)
         return bad(r, "cannot open bundle '%s': %s", path, strerror(errno)), KCRT_ERROR_IO;
     char head[16];

@@ -6,9 +6,10 @@
 #include "rt_native.h"
 
 #include <assert.h>
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kc_platform.h"
 
 /* ---- the library ------------------------------------------------------------------------------ */
 
@@ -19,15 +20,13 @@ void *rt_native_open(const char *env, const char *const *names, const char *what
     const char *one[2] = {chosen, NULL};
     const char *const *list = chosen && *chosen ? one : names;
     char tried[512] = "";
-    const char *why = "not found";
+    char why[256] = "not found";
     for (int i = 0; list[i]; i++) {
-        void *so = dlopen(list[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        void *so = kc_lib_open(list[i], why, sizeof(why));
         if (so) {
             *path = list[i];
             return so;
         }
-        const char *e = dlerror();
-        why = e ? e : "not found";
         size_t at = strlen(tried);
         rt_printf(tried + at, sizeof(tried) - at, "%s%s", at ? ", " : "", list[i]);
     }
@@ -45,7 +44,7 @@ void *rt_native_open(const char *env, const char *const *names, const char *what
 static bool find_symbol(void *so, const char *const *names, void *fn)
 {
     for (int i = 0; names[i]; i++) {
-        void *sym = dlsym(so, names[i]);
+        void *sym = kc_lib_symbol(so, names[i]);
         if (sym) {
             /* POSIX lets a function pointer come from dlsym's void *; the copy keeps -Wpedantic quiet */
             memcpy(fn, &sym, sizeof(sym));

@@ -21,7 +21,10 @@
 #include "kc/kcrt.h"
 #include "kcrt_internal.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__) && !defined(__clang__)
+/* mingw's gcc reads "printf" as msvcrt's (no %zu); kc uses mingw's C99 stdio */
+#define RT_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define RT_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define RT_PRINTF(f, a)

@@ -22,7 +22,12 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#if defined(__GNUC__)
+#include "kc_platform.h"
+
+#if defined(__MINGW32__) && !defined(__clang__)
+/* mingw's gcc reads "printf" as msvcrt's (no %zu); kc uses mingw's C99 stdio */
+#define KC_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define KC_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define KC_PRINTF(f, a)
@@ -187,11 +192,10 @@ char *kc_read_file_max(const char *path, size_t max, size_t *len);
 char *kc_read_file(const char *path, size_t *len);
 /* Why kc_read_file_max failed, in words, from its errno. */
 const char *kc_read_error(int err);
-/* The mode open(2) would give a new file: 0666 less the umask. Files made
- * with mkstemp (0600) take it before they are renamed into place, so a
- * bundle is as shareable as any other file the user writes. */
-mode_t kc_new_file_mode(void);
-/* Writes data to path atomically: a temporary file, fsync, rename. */
+/* Writes data to path atomically: a temporary file, fsync, rename. The
+ * file gets the mode open(2) would give a new file (kc_file_set_new_mode),
+ * not mkstemp's 0600, so it is as shareable as any other file the user
+ * writes. */
 int kc_write_file_atomic(const char *path, const void *data, size_t len);
 
 /* ---- parse: numbers -------------------------------------------------- */

@@ -93,7 +93,7 @@ int kc_src_add(kc_src *s, const char *path, const char *text, size_t len, bool b
  * max, whatever its size says (files under /proc say 0). */
 char *kc_read_file_max(const char *path, size_t max, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = kc_open_read(path);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -146,13 +146,6 @@ const char *kc_read_error(int err)
     }
 }
 
-mode_t kc_new_file_mode(void)
-{
-    mode_t mask = umask(022); /* the only way to read it; set back at once */
-    umask(mask);
-    return 0666 & ~mask;
-}
-
 int kc_write_file_atomic(const char *path, const void *data, size_t len)
 {
     size_t plen = strlen(path);
@@ -178,15 +171,15 @@ int kc_write_file_atomic(const char *path, const void *data, size_t len)
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0)
+    if (kc_file_sync(fd) != 0)
         goto fail;
-    if (fchmod(fd, kc_new_file_mode()) != 0)
+    if (kc_file_set_new_mode(fd) != 0)
         goto fail;
     if (close(fd) != 0) {
         fd = -1;
         goto fail;
     }
-    if (rename(tmp, path) != 0) {
+    if (kc_file_replace(tmp, path) != 0) {
         fd = -1;
         goto fail;
     }

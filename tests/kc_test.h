@@ -13,8 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_WIN32)
+#include "kc_test_win.h"
+#else
 #include <fnmatch.h>
 #include <sys/wait.h>
+#endif
 
 #include <cmocka.h>
 
@@ -64,11 +68,23 @@ static inline int kc_test_run(const char *group, const struct CMUnitTest *all, s
     return failed;
 }
 
+/* A variable set for one command of kc_test_sh: KC_SH_ENV("A=1") "%s x"
+ * ("A=1 x" in sh; cmd.exe, which runs it on Windows, needs set). */
+#if defined(_WIN32)
+#define KC_SH_ENV(assignment) "set \"" assignment "\" && "
+#else
+#define KC_SH_ENV(assignment) assignment " "
+#endif
+
 /* Runs a shell command with stderr joined to stdout; returns its exit
  * status (-1 if a signal ended it) and, in *out (free it) unless out is
  * NULL, all it wrote. Fails the test if the Vulkan validation layer or a
  * sanitizer said anything: kc's subprocesses are checked as the test is. */
+#if defined(__MINGW32__)
+static inline int kc_test_sh(char **out, const char *fmt, ...) __attribute__((format(gnu_printf, 2, 3)));
+#else
 static inline int kc_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
 static inline int kc_test_sh(char **out, const char *fmt, ...)
 {
     char cmd[4096], full[4200];

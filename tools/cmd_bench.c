@@ -182,7 +182,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             "bench", "--calibrate alone takes only --device and --peaks; give a bundle to benchmark");
     if (o->allow_other && o->skip_other)
         return kc_usage_error("bench", "--allow-other-device and --skip-other-device contradict each other");
-    o->tty = isatty(2);
+    o->tty = kc_is_terminal(stderr);
     return KC_EXIT_OK;
 }
 

@@ -56,7 +56,7 @@ typedef struct run_state {
     const char *variant, *why;
 } run_state;
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) KC_PRINTF(1, 2);
 static int fail(const char *fmt, ...)
 {
     va_list ap;

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,7 +80,13 @@ static bool parse_axes(tune_args *t, const char *v)
     const char *comma = strchr(v, ',');
     if (!comma || comma == v || !comma[1] || strchr(comma + 1, ','))
         return false;
-    t->dev.report_axes[0] = strndup(v, (size_t)(comma - v));
+    size_t n = (size_t)(comma - v);
+    char *first = malloc(n + 1); /* lives as long as the command */
+    if (!first)
+        abort();
+    memcpy(first, v, n);
+    first[n] = 0;
+    t->dev.report_axes[0] = first;
     t->dev.report_axes[1] = comma + 1;
     return true;
 }
@@ -200,22 +205,18 @@ static void on_hang(void *user, const char *message)
     }
     char num[16];
     snprintf(num, sizeof(num), "%d", n + 1);
-    setenv("KC_TUNE_RESTARTS", num, 1);
+    kc_set_env("KC_TUNE_RESTARTS", num);
     fprintf(stderr, "kc tune: restarting to go on from the cache (%d of at most %d)\n", n + 1, MAX_RESTARTS);
     fflush(stderr);
-    execv("/proc/self/exe", restart_argv);
+    kc_restart_self(restart_argv);
     fprintf(stderr, "kc tune: cannot restart: %s\n", strerror(errno));
     _exit(KC_EXIT_ERROR);
 }
 
-static void on_interrupt(int sig)
+static void on_interrupt(void)
 {
-    (void)sig;
     kc_tune_device_interrupt();
-    signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends it at once */
-    static const char msg[] = "\nkc tune: stopping after this measurement (Ctrl-C again to stop now)\n";
-    ssize_t ignored = write(2, msg, sizeof(msg) - 1);
-    (void)ignored;
+    kc_write_stderr("\nkc tune: stopping after this measurement (Ctrl-C again to stop now)\n");
 }
 
 static int on_device(tune_args *t)
@@ -234,10 +235,10 @@ static int on_device(tune_args *t)
     d->log = stderr;
     d->on_hang = on_hang;
     restart_argv = kc_main_argv;
-    signal(SIGINT, on_interrupt);
+    kc_on_interrupt(on_interrupt); /* a second Ctrl-C ends it at once */
     kc_tune_device_summary sum;
     int rc = kc_tune_device(d, &sum);
-    signal(SIGINT, SIG_DFL);
+    kc_on_interrupt(NULL);
     return rc ? KC_EXIT_ERROR : KC_EXIT_OK;
 }
 

@@ -44,7 +44,7 @@ typedef struct kc_args {
 /* Returns the index in opts of the next option, -1 for a positional (in
  * args->positional), -2 at the end, -3 after printing a usage error. */
 int kc_next_arg(kc_args *args, const kc_opt *opts, int nopts);
-int kc_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int kc_usage_error(const char *cmd, const char *fmt, ...) KC_PRINTF(2, 3);
 /* --amdgpu-cov's value: "4" or "5"; false for anything else. */
 bool kc_parse_amdgpu_cov(const char *value, int *cov);
 

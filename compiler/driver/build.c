@@ -185,7 +185,7 @@ int kc_build(const kc_build_options *o)
     kc_arena a;
     kc_arena_init(&a);
     kc_vec kernels = {0}, variants = {0};
-    bool tty = isatty(fileno(log)) != 0;
+    bool tty = kc_is_terminal(log);
     progress pr = {log, tty, o->quiet, !tty && !o->quiet && o->all_variants, 0, 0, now_s(), now_s()};
     for (int f = 0; f < p.files.len; f++) {
         kc_pkg_file *file = p.files.items[f];

@@ -423,7 +423,7 @@ static bool export_variant(kc_bundle *b, const char *dir, kc_buf *m, int kernel,
 
 bool kc_bundle_export(kc_bundle *b, const char *dir, FILE *log, char *err, size_t errlen)
 {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    if (kc_make_dir(dir, 0755) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
         return false;
     }

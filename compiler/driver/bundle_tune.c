@@ -7,33 +7,38 @@
 #include "bundle_private.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* A source's path as built, relative: absolute ones lose their root ("/",
+ * or "C:/" when the bundle was built on Windows), so the copy lands under
+ * the temporary folder wherever the bundle came from. */
+static const char *below_root(const char *path)
 {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
+    if (((path[0] | 32) >= 'a' && (path[0] | 32) <= 'z') && path[1] == ':')
+        path += 2;
+    while (*path == '/' || *path == '\\')
+        path++;
+    return path;
 }
 
+/* Makes the folders above path. */
 static bool mkdirs(char *path)
 {
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            bool ok = mkdir(path, 0700) == 0 || errno == EEXIST;
-            *p = '/';
-            if (!ok)
-                return false;
-        }
-    return true;
+    char *slash = (char *)kc_last_separator(path);
+    if (!slash)
+        return true;
+    char sep = *slash;
+    *slash = 0;
+    bool ok = kc_make_dirs(path, 0700) == 0;
+    *slash = sep;
+    return ok;
 }
 
 /* Writes every source of the bundle under dir, at its path as built
- * (relative paths stay relative; absolute ones lose their leading '/'). */
+ * (relative paths stay relative; absolute ones lose their root). */
 static bool write_sources(kc_bundle *b, const char *dir, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -49,9 +54,7 @@ static bool write_sources(kc_bundle *b, const char *dir, char *err, size_t errle
             ok = false;
             break;
         }
-        while (*path == '/')
-            path++;
-        char *full = kc_arena_printf(&b->arena, "%s/%s", dir, path);
+        char *full = kc_arena_printf(&b->arena, "%s/%s", dir, below_root(path));
         ok = mkdirs(full) && kc_write_file_atomic(full, text, strlen(text)) == 0;
         if (!ok)
             snprintf(err, errlen, "cannot write '%s': %s", full, strerror(errno));
@@ -80,14 +83,13 @@ bool kc_bundle_program(kc_bundle *b, const char *kernel, kc_ctx *ctx, kc_program
         snprintf(err, errlen, "the bundle has no kernel '%s'", kernel);
         return false;
     }
-    char dir[] = "/tmp/kc-tune-src-XXXXXX";
-    if (!mkdtemp(dir)) {
+    char *dir = kc_make_temp_dir("kc-tune-src");
+    if (!dir) {
         snprintf(err, errlen, "cannot make a temporary directory: %s", strerror(errno));
         return false;
     }
     bool ok = write_sources(b, dir, err, errlen);
-    while (*path == '/')
-        path++;
+    path = (char *)below_root(path);
     if (ok) {
         /* the sources were confined when the bundle was built, -I folders
          * included: their copy here may read one another */
@@ -106,7 +108,8 @@ bool kc_bundle_program(kc_bundle *b, const char *kernel, kc_ctx *ctx, kc_program
             ok = false;
         }
     }
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    kc_remove_tree(dir);
+    free(dir);
     return ok;
 }
 

@@ -285,7 +285,7 @@ bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernel
         free(tmp);
         return false;
     }
-    bool moded = fchmod(fd, kc_new_file_mode()) == 0;
+    bool moded = kc_file_set_new_mode(fd) == 0; /* not mkstemp's 0600 */
     if (!moded)
         kc_buf_printf(err, "cannot set the mode of '%s': %s", tmp, strerror(errno));
     close(fd);
@@ -299,11 +299,10 @@ bool kc_bundle_write(const char *path, const kc_package *p, const kc_vec *kernel
         ok = false;
     }
     if (ok) { /* the data is on disk: now make it the bundle in one step */
-        int f = open(tmp, O_RDONLY);
-        ok = f >= 0 && fsync(f) == 0;
-        if (f >= 0)
-            close(f);
-        if (ok && rename(tmp, path) != 0) {
+        ok = kc_file_sync_path(tmp) == 0;
+        if (!ok)
+            kc_buf_printf(err, "cannot write '%s' to disk: %s", tmp, strerror(errno));
+        if (ok && kc_file_replace(tmp, path) != 0) {
             kc_buf_printf(err, "cannot write '%s': %s", path, strerror(errno));
             ok = false;
         }

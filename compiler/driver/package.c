@@ -62,7 +62,7 @@ static void add_dir(kc_package *p, const char *dir, const kc_package_options *o,
         size_t n = strlen(e->d_name);
         if (n > 3 && strcmp(e->d_name + n - 3, ".kc") == 0 && e->d_name[0] != '.')
             kc_vec_push(&p->arena, &names,
-                        kc_arena_printf(&p->arena, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name));
+                        kc_arena_printf(&p->arena, "%s%s%s", dir, kc_is_separator(dir[strlen(dir) - 1]) ? "" : "/", e->d_name));
     }
     closedir(d);
     qsort(names.items, (size_t)names.len, sizeof(void *), by_name);
@@ -411,10 +411,16 @@ static void check_cfg(kc_package *p, kc_kernel_cfg *c)
 
 bool kc_package_load(kc_package *p, const kc_package_options *o, FILE *out)
 {
-    const char *const *inputs = o->inputs;
     int ninputs = o->ninputs;
     memset(p, 0, sizeof(*p));
     kc_arena_init(&p->arena);
+    /* "kernels\gemm.kc" on Windows: recorded as kernels/gemm.kc, as on Linux */
+    const char **inputs = kc_arena_alloc(&p->arena, sizeof(char *) * (size_t)(ninputs ? ninputs : 1));
+    for (int i = 0; i < ninputs; i++) {
+        char *copy = kc_arena_strdup(&p->arena, o->inputs[i]);
+        kc_path_normalize(copy);
+        inputs[i] = copy;
+    }
     kc_ctx_init(&p->yaml_ctx, out);
     for (int i = 0; i < o->ninclude_dirs; i++)
         if (!is_dir(o->include_dirs[i])) {
@@ -435,9 +441,9 @@ bool kc_package_load(kc_package *p, const kc_package_options *o, FILE *out)
             if (!p->name) {
                 char *copy = kc_arena_strdup(&p->arena, inputs[i]);
                 size_t n = strlen(copy);
-                while (n > 1 && copy[n - 1] == '/')
+                while (n > 1 && kc_is_separator(copy[n - 1]))
                     copy[--n] = 0;
-                const char *slash = strrchr(copy, '/');
+                const char *slash = kc_last_separator(copy);
                 p->name = slash ? slash + 1 : copy;
             }
         } else {
@@ -446,7 +452,7 @@ bool kc_package_load(kc_package *p, const kc_package_options *o, FILE *out)
     }
     if (!p->name) {
         const char *first = ninputs ? inputs[0] : "kernels";
-        const char *slash = strrchr(first, '/');
+        const char *slash = kc_last_separator(first);
         char *base = kc_arena_strdup(&p->arena, slash ? slash + 1 : first);
         char *dot = strrchr(base, '.');
         if (dot)

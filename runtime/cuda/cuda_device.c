@@ -13,11 +13,12 @@
  */
 #include "cuda_private.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const library_names[] = {"libcuda.so.1", NULL};
+#include "kc_platform.h"
+
+static const char *const library_names[] = {KC_LIB_CUDA, NULL};
 
 enum { PTX_ISA_CUDA = 11080 }; /* kc's PTX is ISA 7.8: drivers of CUDA 11.8 and newer JIT it */
 
@@ -93,7 +94,7 @@ static kcrt_status lib_open(cu_lib *L, char *err, size_t len)
 {
     memset(L, 0, sizeof(*L));
     L->so = rt_native_open("KCRT_CUDA_LIBRARY", library_names, "CUDA",
-                           "install the NVIDIA driver (it brings libcuda.so.1)", &L->path, err, len);
+                           "install the NVIDIA driver (it brings " KC_LIB_CUDA ")", &L->path, err, len);
     if (!L->so)
         return KCRT_ERROR_NO_BACKEND;
     if (!rt_native_bind(L->so, L->path, "a CUDA driver", symbols, RT_COUNT(symbols), L, err, len))
@@ -104,14 +105,14 @@ static kcrt_status lib_open(cu_lib *L, char *err, size_t len)
 static void lib_close(cu_lib *L)
 {
     if (L->so)
-        dlclose(L->so); /* loaded with RTLD_NODELETE: it stays */
+        kc_lib_close(L->so); /* pinned: it stays */
     memset(L, 0, sizeof(*L));
 }
 
 static const char *init_hint(cu_result e)
 {
     switch (e) {
-    case KCUDA_ERROR_STUB_LIBRARY: return "; this is the CUDA toolkit's stub, not the driver's libcuda.so.1";
+    case KCUDA_ERROR_STUB_LIBRARY: return "; this is the CUDA toolkit's stub, not the driver's " KC_LIB_CUDA;
     case KCUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
         return "; libcuda and the nvidia kernel module differ in version";
     case KCUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:

@@ -13,12 +13,18 @@
  */
 #include "hip_private.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kc_platform.h"
+
+#if defined(_WIN32)
+/* the HIP SDK for Windows names its runtime by major version */
+static const char *const library_names[] = {"amdhip64_6.dll", "amdhip64.dll", NULL};
+#else
 static const char *const library_names[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5",
                                             "/opt/rocm/lib/libamdhip64.so", NULL};
+#endif
 
 /* ---- errors ------------------------------------------------------------------------------------- */
 
@@ -105,7 +111,7 @@ static kcrt_status lib_open(hip_lib *L, char *err, size_t len)
 static void lib_close(hip_lib *L)
 {
     if (L->so)
-        dlclose(L->so); /* loaded with RTLD_NODELETE: it stays */
+        kc_lib_close(L->so); /* pinned: it stays */
     memset(L, 0, sizeof(*L));
 }
 

@@ -10,12 +10,12 @@
  */
 #include "vk_private.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kc_platform.h"
 
 /* ---- results ------------------------------------------------------------------------------- */
 
@@ -84,74 +84,32 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 
 /* ---- the loader ------------------------------------------------------------------------------------ */
 
-/* Libraries Vulkan loads stay loaded. The loader dlcloses drivers and
+/* Libraries Vulkan loads stay loaded. The loader unloads drivers and
  * layers with the instance, and Mesa's drivers (LLVM inside) are not made to
  * be unloaded and loaded again: what they allocated is then unreachable, and
  * static state can outlive them. Pinned, a second context also opens
- * faster. Only what appeared between `before` and now is pinned, never the
- * host application's own libraries. */
-typedef struct lib_names {
-    char **names;
-    int n, cap;
-} lib_names;
+ * faster. Only what appeared while the instance was made is pinned, never
+ * the host application's own libraries (kc_libs_pin_new). */
 
-static int add_name(struct dl_phdr_info *info, size_t size, void *user)
-{
-    (void)size;
-    lib_names *l = user;
-    if (!info->dlpi_name || !*info->dlpi_name)
-        return 0;
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 64;
-        char **bigger = realloc(l->names, sizeof(char *) * (size_t)cap);
-        if (!bigger)
-            return 1;
-        l->names = bigger, l->cap = cap;
-    }
-    if ((l->names[l->n] = strdup(info->dlpi_name)))
-        l->n++;
-    return 0;
-}
-
-static void names_free(lib_names *l)
-{
-    for (int i = 0; i < l->n; i++)
-        free(l->names[i]);
-    free(l->names);
-    memset(l, 0, sizeof(*l));
-}
-
-static void pin_new_libraries(const lib_names *before)
-{
-    lib_names now = {0};
-    dl_iterate_phdr(add_name, &now);
-    for (int i = 0; i < now.n; i++) {
-        bool old = false;
-        for (int j = 0; j < before->n && !old; j++)
-            old = strcmp(now.names[i], before->names[j]) == 0;
-        void *h = old ? NULL : dlopen(now.names[i], RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-        if (h)
-            dlclose(h); /* RTLD_NODELETE stays with the library */
-    }
-    names_free(&now);
-}
+#if defined(_WIN32)
+#define INSTALL_VULKAN "install the GPU's driver from its vendor (it brings vulkan-1.dll)"
+#else
+#define INSTALL_VULKAN "install a Vulkan loader and driver (Debian: libvulkan1 and mesa-vulkan-drivers)"
+#endif
 
 static kcrt_status load(vk_lib *L, char *err, size_t errlen)
 {
     const char *path = getenv("KCRT_VULKAN_LIBRARY");
     if (!path || !*path)
-        path = "libvulkan.so.1";
-    L->so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* see pin_new_libraries */
+        path = KC_LIB_VULKAN;
+    char why[256];
+    L->so = kc_lib_open(path, why, sizeof(why)); /* pinned: see above */
     if (!L->so) {
-        const char *why = dlerror();
-        rt_printf(err, errlen,
-                  "Vulkan is not available: cannot load %s (%s); install a Vulkan loader and driver "
-                  "(Debian: libvulkan1 and mesa-vulkan-drivers)",
-                  path, why ? why : "not found");
+        rt_printf(err, errlen, "Vulkan is not available: cannot load %s (%s); %s", path, why, INSTALL_VULKAN);
         return KCRT_ERROR_NO_BACKEND;
     }
     /* POSIX lets a function pointer come from dlsym's void *; this copy keeps -Wpedantic quiet */
-    void *sym = dlsym(L->so, "vkGetInstanceProcAddr");
+    void *sym = kc_lib_symbol(L->so, "vkGetInstanceProcAddr");
     memcpy(&L->gipa, &sym, sizeof(sym));
     if (!L->gipa) {
         rt_printf(err, errlen, "%s is not a Vulkan loader: it has no vkGetInstanceProcAddr", path);
@@ -302,14 +260,13 @@ kcrt_status vk_lib_open(vk_lib *L, bool validation, char *err, size_t errlen)
 {
     memset(L, 0, sizeof(*L));
     L->debug = rt_env_debug();
-    lib_names before = {0};
-    dl_iterate_phdr(add_name, &before);
+    kc_lib_list *before = kc_libs_loaded();
     kcrt_status s = load(L, err, errlen);
     if (s == KCRT_OK)
         s = create_instance(L, validation, err, errlen);
-    if (s == KCRT_OK)
-        pin_new_libraries(&before);
-    names_free(&before);
+    if (s == KCRT_OK && before)
+        kc_libs_pin_new(before);
+    kc_libs_free(before);
     if (s != KCRT_OK)
         vk_lib_close(L);
     return s;
@@ -321,8 +278,7 @@ void vk_lib_close(vk_lib *L)
         L->vkDestroyDebugUtilsMessengerEXT(L->instance, L->messenger, NULL);
     if (L->instance)
         L->vkDestroyInstance(L->instance, NULL);
-    if (L->so)
-        dlclose(L->so);
+    kc_lib_close(L->so);
     memset(L, 0, sizeof(*L));
 }
 

@@ -9,8 +9,10 @@
 #include "rt_test.h"
 
 #include <sqlite3.h>
-#include <sys/resource.h>
 #include <unistd.h>
+#if !defined(_WIN32)
+#include <sys/resource.h>
+#endif
 
 /* support/sha256.c, which libkcrt carries: a variant's checksum */
 void kc_sha256_hex(const void *data, size_t n, char hex[65]);
@@ -637,9 +639,15 @@ static void test_read_without_a_device(void **state)
 
 static long max_rss_kib(void)
 {
+#if defined(_WIN32)
+    PROCESS_MEMORY_COUNTERS m = {.cb = sizeof(m)};
+    GetProcessMemoryInfo(GetCurrentProcess(), &m, sizeof(m));
+    return (long)(m.PeakWorkingSetSize / 1024);
+#else
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     return u.ru_maxrss;
+#endif
 }
 
 /* A large tuned table loads in memory proportional to it: growing its

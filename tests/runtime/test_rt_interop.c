@@ -9,7 +9,9 @@
  */
 #include "rt_test.h"
 
-#include <dlfcn.h>
+#if !defined(_WIN32)
+#include <dlfcn.h> /* kc_test_win.h has it on Windows */
+#endif
 #include <time.h>
 #include <vulkan/vulkan.h>
 
@@ -37,7 +39,11 @@ static void *must(void *p, const char *name)
 
 static void load_vulkan(void)
 {
+#if defined(_WIN32)
+    void *so = must(dlopen("vulkan-1.dll", RTLD_NOW), "vulkan-1.dll");
+#else
     void *so = must(dlopen("libvulkan.so.1", RTLD_NOW), "libvulkan.so.1");
+#endif
     PFN_vkGetInstanceProcAddr gipa;
     void *p = must(dlsym(so, "vkGetInstanceProcAddr"), "vkGetInstanceProcAddr");
     memcpy(&gipa, &p, sizeof(p));

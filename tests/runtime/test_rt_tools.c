@@ -5,7 +5,6 @@
  */
 #include "rt_test.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/kcrt_tools_XXXXXX";
@@ -63,13 +62,14 @@ static void test_devices_lists_this_device(void **state)
     assert_int_equal('[', out[0]);
     free(out);
     assert_int_equal(1,
-                     kc_test_sh(&out, "KCRT_VULKAN_LIBRARY=/nonexistent %s devices --backend vulkan", RT_KC));
+                     kc_test_sh(&out, KC_SH_ENV("KCRT_VULKAN_LIBRARY=/nonexistent") "%s devices --backend vulkan", RT_KC));
     ASSERT_CONTAINS(out, "kc devices: Vulkan is not available");
     free(out);
     /* every backend, each with its reason */
     assert_int_equal(1, kc_test_sh(&out,
-                                   "KCRT_VULKAN_LIBRARY=/nonexistent KCRT_HIP_LIBRARY=/nonexistent "
-                                   "KCRT_CUDA_LIBRARY=/nonexistent %s devices",
+                                   KC_SH_ENV("KCRT_VULKAN_LIBRARY=/nonexistent")
+                                   KC_SH_ENV("KCRT_HIP_LIBRARY=/nonexistent")
+                                   KC_SH_ENV("KCRT_CUDA_LIBRARY=/nonexistent") "%s devices",
                                    RT_KC));
     ASSERT_CONTAINS(out, "kc devices: no backend is available: hip: HIP is not available");
     ASSERT_CONTAINS(out, "; cuda: CUDA is not available");

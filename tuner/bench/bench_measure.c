@@ -77,14 +77,12 @@ static kcrt_bundle *build_calibration(kcrt_context *ctx, char *err, size_t errle
             target, kcrt_device_info_get(ctx)->name, target);
         return NULL;
     }
-    const char *tmp = getenv("TMPDIR");
-    char dir[512], path[600], kcb[600];
-    snprintf(dir, sizeof(dir), "%s/kc-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot make a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
-                 strerror(errno));
+    char *dir = kc_make_temp_dir("kc-bench");
+    if (!dir) {
+        snprintf(err, errlen, "cannot make a temporary directory: %s", strerror(errno));
         return NULL;
     }
+    char path[KC_PATH_MAX], kcb[KC_PATH_MAX];
     bool ok = true;
     for (const kc_bench_source *s = kc_bench_sources; s->name && ok; s++) {
         snprintf(path, sizeof(path), "%s/%s", dir, s->name);
@@ -107,12 +105,8 @@ static kcrt_bundle *build_calibration(kcrt_context *ctx, char *err, size_t errle
         snprintf(err, errlen, "kc's calibration kernels do not compile (a bug in kc: please report it)");
     else if (kcrt_bundle_load(ctx, kcb, &b) != KCRT_OK)
         snprintf(err, errlen, "the calibration bundle: %s", kcrt_error(ctx));
-    for (const kc_bench_source *s = kc_bench_sources; s->name; s++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, s->name);
-        unlink(path);
-    }
-    unlink(kcb);
-    rmdir(dir);
+    kc_remove_tree(dir);
+    free(dir);
     return b;
 }
 

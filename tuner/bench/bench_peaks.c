@@ -40,23 +40,15 @@ static const struct {
 
 char *kc_bench_peaks_default_path(char *err, size_t errlen)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[1024];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof(dir), "%s/kc", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof(dir), "%s/.cache/kc", home);
-    else {
-        snprintf(err, errlen, "neither XDG_CACHE_HOME nor HOME is set; give the file with --peaks FILE");
+    char *base = kc_user_cache_dir();
+    if (!base) {
+        snprintf(err, errlen, "%s; give the file with --peaks FILE", KC_USER_CACHE_VARS);
         return NULL;
     }
-    for (char *p = dir + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(dir, 0755);
-            *p = '/';
-        }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    char dir[KC_PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/kc", base);
+    free(base);
+    if (kc_make_dirs(dir, 0755) != 0) {
         snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
         return NULL;
     }

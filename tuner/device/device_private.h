@@ -125,7 +125,7 @@ void td_progress_pair(td_progress *p, const char *kernel, const char *shape, lon
 void td_progress_update(td_progress *p, long done, double best_ns, const char *best, long failures,
                         bool measured, double seconds);
 /* A line that stays (notes, a pair's summary). */
-void td_progress_say(td_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void td_progress_say(td_progress *p, const char *fmt, ...) KC_PRINTF(2, 3);
 void td_progress_end_line(td_progress *p);
 /* A time for people: "850 ns", "12.3 us", "4.56 ms". */
 void td_time_text(char *buf, size_t len, double ns);

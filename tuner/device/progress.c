@@ -29,7 +29,7 @@ void td_progress_init(td_progress *p, FILE *out, bool quiet, long pairs, double 
     memset(p, 0, sizeof(*p));
     p->out = out;
     p->quiet = quiet;
-    p->tty = isatty(fileno(out)) && !getenv("KC_NO_TTY");
+    p->tty = kc_is_terminal(out) && !getenv("KC_NO_TTY");
     p->t0 = td_now();
     p->pairs_total = pairs;
     p->deadline = deadline;

@@ -45,7 +45,7 @@ typedef struct td_plan {
     int nshapes;
 } td_plan;
 
-static int fail(td_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(td_session *s, const char *fmt, ...) KC_PRINTF(2, 3);
 static int fail(td_session *s, const char *fmt, ...)
 {
     td_progress_end_line(&s->progress);
@@ -330,7 +330,7 @@ static uint64_t fresh_seed(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
-    return ((uint64_t)t.tv_sec * 1000000007u) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)getpid() << 32);
+    return ((uint64_t)t.tv_sec * 1000000007u) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)kc_process_id() << 32);
 }
 
 static void header(td_session *s, long pairs, uint64_t input_seed)

@@ -18,6 +18,14 @@
 #include <string.h>
 #include <time.h>
 
+/* The clock of the deadlines: monotonic where the condition variable can
+ * wait on it; winpthreads' waits take the wall clock. */
+#if defined(_WIN32)
+#define DEADLINE_CLOCK CLOCK_REALTIME
+#else
+#define DEADLINE_CLOCK CLOCK_MONOTONIC
+#endif
+
 struct td_watchdog {
     pthread_t thread;
     pthread_mutex_t lock;
@@ -79,7 +87,7 @@ td_watchdog *td_watchdog_start(const char *cache_path, void (*on_hang)(void *, c
     kc_arena_init(&w->arena);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_condattr_setclock(&attr, DEADLINE_CLOCK);
     pthread_cond_init(&w->wake, &attr);
     pthread_condattr_destroy(&attr);
     pthread_mutex_init(&w->lock, NULL);
@@ -123,7 +131,7 @@ void td_watchdog_arm(td_watchdog *w, const kc_cache_key *key, double seconds)
                             keep(&w->arena, key->compiler),   keep(&w->arena, key->device_key),
                             keep(&w->arena, key->device),     keep(&w->arena, key->backend),
                             keep(&w->arena, key->shape),      keep(&w->arena, key->variant)};
-    clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+    clock_gettime(DEADLINE_CLOCK, &w->deadline);
     double whole = (double)(time_t)seconds;
     w->deadline.tv_sec += (time_t)whole;
     w->deadline.tv_nsec += (long)((seconds - whole) * 1e9);

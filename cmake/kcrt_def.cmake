@@ -1,0 +1,22 @@
+# Writes kcrt.dll's module-definition file: every kcrt_ function that the
+# runtime's objects define, exported; nothing else (kcrt.map's rule on
+# Linux). Run by runtime/CMakeLists.txt: cmake -DNM= -DARCHIVE= -DOUT= -P.
+execute_process(COMMAND ${NM} -g --defined-only ${ARCHIVE} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kcrt_def.cmake: ${NM} failed on ${ARCHIVE}")
+endif()
+string(REGEX MATCHALL "[ \t]T[ \t]+kcrt_[A-Za-z0-9_]+" lines "${symbols}")
+set(names)
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE ".*T[ \t]+" "" name "${line}")
+  list(APPEND names ${name})
+endforeach()
+list(REMOVE_DUPLICATES names)
+list(SORT names)
+list(LENGTH names n)
+if(n LESS 10)
+  message(FATAL_ERROR "kcrt_def.cmake: only ${n} kcrt_ functions in ${ARCHIVE}")
+endif()
+list(JOIN names "\n  " body)
+file(WRITE ${OUT}.new "LIBRARY kcrt.dll\nEXPORTS\n  ${body}\n")
+file(COPY_FILE ${OUT}.new ${OUT} ONLY_IF_DIFFERENT)
