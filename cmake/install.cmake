@@ -25,6 +25,7 @@ set_target_properties(kcrt PROPERTIES EXPORT_NAME kcrt)
 
 install(TARGETS kcrt kcrt_archive EXPORT kcrtTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} # kcrt.dll, beside kc.exe
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kc/kcrt.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
 if(TARGET kc)

@@ -1194,6 +1194,10 @@ kcrt_status rt_bundle_read(kcrt_bundle *b, const char *path, char *err, size_t e
     bool ok = rc == SQLITE_OK && b->path;
     if (!ok)
         bad(&r, "cannot open bundle '%s': %s", path, r.db ? sqlite3_errmsg(r.db) : "out of memory");
+    /* a reader waits out a writer (kc tune adding tuned rows) rather than
+     * failing; on Windows two readers' locks also briefly collide */
+    if (r.db)
+        sqlite3_busy_timeout(r.db, 10000);
     ok = ok && read_all(&r, path);
     sqlite3_close(r.db);
     if (ok)

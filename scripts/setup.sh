@@ -17,6 +17,9 @@ packages=(
   python3-venv python3-pip python3-pytest          # the kcrt Python package: pip install, its tests
   python3-torch                                    # PyTorch: the reference for ops, DLPack round trips
   python3-torchaudio python3-aubio espeak-ng       # audio references: spectrograms, resampling; yin; spoken test audio
+  gcc-mingw-w64-x86-64 libz-mingw-w64-dev          # Windows: kc.exe and kcrt.dll (scripts/windows-deps.sh builds the rest
+  dpkg-dev tcl                                     #   from Debian's sources: dpkg-source; tclsh makes sqlite3.c)
+  wine wine64 xvfb xauth                           # their tests under Wine (tests/windows/run.sh), with a display for winevulkan
 )
 
 missing=()

@@ -2,7 +2,8 @@
 # Builds kc and runs every test: the normal build with the default suite,
 # the exhaustive tier and the benchmark check against the committed
 # baseline; a Release build (compiled, warnings as errors); the sanitizer
-# build (address + undefined) with the default suite; then bounded fuzz
+# build (address + undefined) with the default suite; the Windows cross
+# build, tested under Wine; then bounded fuzz
 # runs of the front end, the bundle loader and kc.yaml. docs/testing.md says what each tier holds.
 # This is the README's test command and what CI runs (.ci/run).
 set -euo pipefail
@@ -21,6 +22,8 @@ step "tests (the default suite)"
 (cd build && ctest --output-on-failure -j "$jobs" -LE exhaustive)
 step "libkcrt alone (-DKC_RUNTIME_ONLY=ON, LLVM, SPIRV-Tools, libyaml and jansson out of reach), its tests, installed at its configured prefix, consumers"
 bash tests/install/runtime_only.sh build/tools/kc build-runtime-only
+step "Windows: kc.exe and kcrt.dll (mingw-w64), the runtime tests and kc.exe tune under Wine on lavapipe (docs/windows.md)"
+bash tests/windows/run.sh build/tools/kc build-windows
 step "tests (the exhaustive tier: every target, every wave size)"
 (cd build && ctest --output-on-failure -j "$jobs" -L exhaustive)
 step "benchmarks against the committed lavapipe baseline (bench/ci.sh; docs/benchmarks.md)"

@@ -93,10 +93,14 @@ int kc_src_add(kc_src *s, const char *path, const char *text, size_t len, bool b
  * max, whatever its size says (files under /proc say 0). */
 char *kc_read_file_max(const char *path, size_t max, size_t *len)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) { /* Windows cannot open one: EACCES */
+        errno = EISDIR;
+        return NULL;
+    }
     int fd = kc_open_read(path);
     if (fd < 0)
         return NULL;
-    struct stat st;
     int err = 0;
     if (fstat(fd, &st) != 0)
         err = errno;

@@ -68,6 +68,16 @@ static inline int kc_test_run(const char *group, const struct CMUnitTest *all, s
     return failed;
 }
 
+#if !defined(_WIN32)
+/* Removes a folder and all in it (rm -rf); 0 on success. */
+static inline int kc_test_remove_tree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd);
+}
+#endif
+
 /* A variable set for one command of kc_test_sh: KC_SH_ENV("A=1") "%s x"
  * ("A=1 x" in sh; cmd.exe, which runs it on Windows, needs set). */
 #if defined(_WIN32)

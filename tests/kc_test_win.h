@@ -52,6 +52,29 @@ static inline void *memmem(const void *hay, size_t n, const void *needle, size_t
     return NULL;
 }
 
+/* rm -rf, for the tests' temporary folders (no rm in cmd.exe) */
+static inline int kc_test_remove_tree(const char *dir)
+{
+    char pattern[MAX_PATH + 8], full[2 * MAX_PATH];
+    snprintf(pattern, sizeof(pattern), "%s\\*", dir);
+    WIN32_FIND_DATAA e;
+    HANDLE h = FindFirstFileA(pattern, &e);
+    int rc = 0;
+    if (h != INVALID_HANDLE_VALUE) {
+        do {
+            if (strcmp(e.cFileName, ".") == 0 || strcmp(e.cFileName, "..") == 0)
+                continue;
+            snprintf(full, sizeof(full), "%s\\%s", dir, e.cFileName);
+            if (e.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
+                rc |= kc_test_remove_tree(full);
+            else if (!DeleteFileA(full))
+                rc = -1;
+        } while (FindNextFileA(h, &e));
+        FindClose(h);
+    }
+    return RemoveDirectoryA(dir) ? rc : -1;
+}
+
 /* dlfcn */
 #define RTLD_NOW 0
 #define RTLD_LAZY 0

@@ -33,6 +33,7 @@ kc_bundle *kc_bundle_open(const char *path, bool writable, char *err, size_t err
         kc_bundle_close(b);
         return NULL;
     }
+    sqlite3_busy_timeout(b->db, 10000); /* as libkcrt's reader: wait out another kc */
     return b;
 }
 

@@ -2,9 +2,12 @@
 functions' signatures. Nothing here is API; kcrt/__init__.py is.
 
 The library is looked for in this order (DESIGN.md §10):
-  1. $KCRT_LIBRARY, a path to libkcrt.so;
+  1. $KCRT_LIBRARY, a path to libkcrt.so (kcrt.dll on Windows);
   2. the installed one: libkcrt.so.0 on the dynamic linker's path, then
-     under this Python environment's prefix (lib/, lib64/);
+     under this Python environment's prefix (lib/, lib64/); on Windows
+     kcrt.dll beside this package's files (an app ships it there), then
+     in the prefix's bin/ (cmake --install puts it beside kc.exe) and
+     Library/bin/ (conda), then on the DLL search path;
   3. the kc build tree this package was built from (kcrt/_where.py).
 """
 import ctypes
@@ -62,19 +65,34 @@ class Stats(ctypes.Structure):  # kcrt_internal.h's kcrt_stats
         "command_buffers_allocated", "staging_bytes", "staging_resizes", "buffers_live", "bundles_live")]
 
 
-def _candidates():
-    env = os.environ.get("KCRT_LIBRARY")
-    if env:
-        return [env]  # asked for: nothing else is tried
-    out = ["libkcrt.so.0"]
-    for lib in ("lib", "lib64"):
-        out.append(os.path.join(sys.prefix, lib, "libkcrt.so.0"))
+def _build_tree():
     try:
         from . import _where
-        out.append(os.path.join(_where.BUILD_TREE, "runtime", "libkcrt.so.0"))
+        return _where.BUILD_TREE
     except ImportError:  # run from the source tree, not installed
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        out.append(os.path.join(here, "build", "runtime", "libkcrt.so.0"))
+        return os.path.join(here, "build")
+
+
+def _candidates(platform=None, environ=None, prefix=None):
+    """Where libkcrt may be, in the order tried (arguments: for tests)."""
+    platform = platform or sys.platform
+    environ = os.environ if environ is None else environ
+    prefix = prefix or sys.prefix
+    env = environ.get("KCRT_LIBRARY")
+    if env:
+        return [env]  # asked for: nothing else is tried
+    if platform == "win32":
+        # full paths first: Python's DLL search leaves out PATH
+        package = os.path.dirname(os.path.abspath(__file__))
+        out = [os.path.join(package, "kcrt.dll")]
+        out += [os.path.join(prefix, d, "kcrt.dll") for d in ("bin", os.path.join("Library", "bin"))]
+        out += ["kcrt.dll", os.path.join(_build_tree(), "runtime", "kcrt.dll")]
+        return out
+    out = ["libkcrt.so.0"]
+    for lib in ("lib", "lib64"):
+        out.append(os.path.join(prefix, lib, "libkcrt.so.0"))
+    out.append(os.path.join(_build_tree(), "runtime", "libkcrt.so.0"))
     return out
 
 
@@ -101,7 +119,8 @@ def _load():
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
     raise ImportError("kcrt: cannot load libkcrt; tried " + "; ".join(tried) +
-                      ". Set KCRT_LIBRARY to the path of libkcrt.so, or install kc (cmake --install).")
+                      ". Set KCRT_LIBRARY to the path of %s, or install kc (cmake --install)." %
+                      ("kcrt.dll" if sys.platform == "win32" else "libkcrt.so"))
 
 
 lib, path = _load()

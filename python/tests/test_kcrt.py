@@ -361,3 +361,27 @@ def test_thousand_launches_do_not_leak(ctx, bundle, rng):
     assert grown < 64 * 1024, "Python memory grew by %d bytes over 1000 calls" % grown
     np.testing.assert_allclose(y, 0.5 * 1100 * x, rtol=1e-4)
     np.testing.assert_allclose(yb.read(np.float32, n), 1100 * x, rtol=1e-4)
+
+
+# ---- where the library is looked for ---------------------------------------------------------------
+
+def test_library_candidates_on_windows():
+    """kcrt.dll: beside the package (an app ships it there), the prefix's bin/ (cmake --install) and
+    Library/bin/ (conda), the DLL search path, the build tree; KCRT_LIBRARY alone when set."""
+    from kcrt import _lib
+    prefix = os.path.join("C:", os.sep, "Python311")
+    got = _lib._candidates("win32", {}, prefix)
+    package = os.path.dirname(os.path.abspath(_lib.__file__))
+    assert got[:4] == [os.path.join(package, "kcrt.dll"), os.path.join(prefix, "bin", "kcrt.dll"),
+                       os.path.join(prefix, "Library", "bin", "kcrt.dll"), "kcrt.dll"]
+    assert got[4].endswith(os.path.join("runtime", "kcrt.dll"))
+    assert not any("libkcrt.so" in c for c in got)
+    assert _lib._candidates("win32", {"KCRT_LIBRARY": r"D:\app\kcrt.dll"}, prefix) == [r"D:\app\kcrt.dll"]
+
+
+def test_library_candidates_on_linux():
+    from kcrt import _lib
+    got = _lib._candidates("linux", {}, "/opt/py")
+    assert got[:3] == ["libkcrt.so.0", "/opt/py/lib/libkcrt.so.0", "/opt/py/lib64/libkcrt.so.0"]
+    assert got[3].endswith("runtime/libkcrt.so.0")
+    assert not any(c.endswith(".dll") for c in got)

@@ -702,9 +702,7 @@ int main(void)
         cmocka_unit_test_teardown(test_read_without_a_device, rt_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
+    if (kc_test_remove_tree(tmpdir) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
     return rt_close_all(failed);
 }

@@ -223,9 +223,7 @@ int main(void)
         cmocka_unit_test(test_run_errors),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (kc_test_remove_tree(dir) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
     return rt_close_all(failed);
 }
