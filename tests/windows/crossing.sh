@@ -12,7 +12,10 @@
 #   2. a bundle tuned on Linux: kc.exe and a Windows host program (kcrt.dll)
 #      choose its tuned variant, and the program's saxpy is correct;
 #   3. the same variant, inputs and seed give the same bytes through
-#      kc.exe and through kc.
+#      kc.exe and through kc;
+#   4. a variant that never finishes: kc.exe's watchdog records it as a
+#      timeout and kc.exe starts itself again (CreateProcess: Windows has no
+#      exec), which goes on from the cache and finishes.
 set -euo pipefail
 host_kc=$1 kc_exe=$2 saxpy_exe=$3 src=$4 out=$5
 rm -rf "$out"
@@ -47,4 +50,14 @@ wine "$kc_exe" run "$out/l.kcb" saxpy n=$n a=0.5 --variant "$variant" --repeat 0
 "$host_kc" run "$out/l.kcb" saxpy n=$n a=0.5 --variant "$variant" --repeat 0 --seed 7 --out "y=$out/y.linux" >/dev/null
 [ "$(stat -c %s "$out/y.win")" = $((n * 4)) ] || fail "kc.exe wrote $(stat -c %s "$out/y.win") bytes, not $((n * 4))"
 cmp "$out/y.win" "$out/y.linux" || fail "kc.exe and kc computed different results"
-say "crossing.sh: all three hold (variant $variant)"
+say "4. a hung variant under Wine: a timeout, a restart, and the search finishes"
+"$host_kc" build "$src/tests/tuner/device/kernels" --all-variants -o "$out/hang.kcb" --quiet
+status=0
+wine "$kc_exe" tune "$out/hang.kcb" --kernel slow --cache "$out/hang.db" --timeout 1s --timing-cap 0.1s \
+    >"$out/hang.log" 2>&1 || status=$?
+for want in "cannot be stopped from the host; recorded as a timeout" "restarting to go on from the cache (1 of" \
+    "slow n=256: best S=1"; do
+    grep -qF "$want" "$out/hang.log" || { cat "$out/hang.log" >&2; fail "kc.exe tune of a hung variant: no '$want'"; }
+done
+[ $status = 0 ] || { cat "$out/hang.log" >&2; fail "kc.exe tune of a hung variant exited with $status"; }
+say "crossing.sh: all four hold (variant $variant)"
