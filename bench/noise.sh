@@ -55,7 +55,7 @@ check() { # $1: condition, $2: run, $3: bundle
     json=$out/$1-$2.json
     t0=$(date +%s.%N)
     set +e
-    KC_BENCH_BUNDLE=$3 "$here/ci.sh" "$build" --quiet --json "$json" $extra >"$out/$1-$2.txt" 2>&1
+    KC_BENCH_PACKAGE= KC_BENCH_BUNDLE=$3 "$here/ci.sh" "$build" --quiet --json "$json" $extra >"$out/$1-$2.txt" 2>&1
     rc=$?
     set -e
     t1=$(date +%s.%N)

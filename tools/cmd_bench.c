@@ -38,7 +38,7 @@ typedef struct bench_opts {
     int device;
     const char *json, *junit, *markdown, *record, *baseline, *peaks, *calib_bundle;
     double max_regression, alpha;
-    bool allow_other, skip_other, calibrate, verbose;
+    bool allow_other, skip_other, calibrate, verbose, smallest;
     bool tty; /* stderr is a terminal: progress on one line, redrawn */
     kc_bench_opts m;
 } bench_opts;
@@ -132,7 +132,8 @@ static int option(bench_opts *o, int k, const char *v)
     case 16: o->m.quiet = true; return 0;
     case 17: o->verbose = true; return 0;
     case 18: o->skip_other = true; return 0;
-    default: o->calib_bundle = v; return 0;
+    case 19: o->smallest = true; return 0;
+    default: o->calib_bundle = v; return 0; /* the last of opts[] */
     }
 }
 
@@ -157,6 +158,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
                                   {"--quiet", false},
                                   {"--verbose", false},
                                   {"--skip-other-device", false},
+                                  {"--smallest", false},
                                   {"--calibration-bundle", true}};
     kc_args a = {.cmd = "bench", .argc = argc, .argv = argv, .i = 1};
     *o = (bench_opts){.device = -1,
@@ -319,7 +321,51 @@ static bool wanted(const bench_opts *o, const char *kernel)
     return false;
 }
 
-/* The benchmark list: each wanted kernel at each of its shapes (or --shape's). */
+/* The work of one launch at a kc.yaml shape ("cin=256,t_in=1000,..."):
+ * its flops: plus its bytes:, or the product of the shape's values where
+ * kc.yaml gives neither. How --smallest picks a kernel's cheapest shape. */
+static double shape_work(const kcrt_kernel_info *ki, const char *shape)
+{
+    char copy[1024];
+    const char *names[64];
+    int64_t values[64];
+    int n = 0;
+    snprintf(copy, sizeof(copy), "%s", shape);
+    for (char *p = copy; *p && n < 64;) {
+        char *end = p + strcspn(p, ","), *eq = strchr(p, '=');
+        bool last = !*end;
+        *end = 0;
+        if (eq && eq < end) {
+            *eq = 0;
+            names[n] = p;
+            values[n++] = strtoll(eq + 1, NULL, 10);
+        }
+        p = last ? end : end + 1;
+    }
+    double work = 0, product = 1;
+    int64_t v;
+    char err[128];
+    const char *exprs[] = {ki->flops, ki->bytes};
+    for (int i = 0; i < 2; i++)
+        if (exprs[i] && kcrt_eval(exprs[i], names, values, n, &v, err, sizeof(err)) == KCRT_OK && v > 0)
+            work += (double)v;
+    for (int i = 0; i < n; i++)
+        product *= values[i] > 1 ? (double)values[i] : 1;
+    return work > 0 ? work : product;
+}
+
+/* The index of the kernel's cheapest shape. */
+static int smallest_shape(const kcrt_kernel_info *ki)
+{
+    int best = 0;
+    for (int s = 1; s < ki->nshapes; s++)
+        if (shape_work(ki, ki->shapes[s]) < shape_work(ki, ki->shapes[best]))
+            best = s;
+    return best;
+}
+
+/* The benchmark list: each wanted kernel at each of its shapes (or
+ * --shape's; its cheapest alone with --smallest). */
 static int plan_run(bench_state *st, const bench_opts *o)
 {
     int n = kcrt_bundle_kernel_count(st->b);
@@ -339,6 +385,10 @@ static int plan_run(bench_state *st, const bench_opts *o)
             fprintf(stderr,
                     "kc bench: note: %s has no shapes in kc.yaml; give --kernel %s --shape … to measure it\n",
                     ki->name, ki->name);
+        if (o->smallest && !o->nshapes && ki->nshapes) {
+            kc_bench_run_add(&st->run, ki->name, ki->shapes[smallest_shape(ki)]);
+            continue;
+        }
         for (int s = 0; s < (o->nshapes ? o->nshapes : ki->nshapes); s++)
             kc_bench_run_add(&st->run, ki->name, o->nshapes ? o->shapes[s] : ki->shapes[s]);
     }
@@ -421,7 +471,7 @@ static void measure_all(bench_state *st, const bench_opts *o)
 /* Entries of the baseline this run did not measure, when it measured everything. */
 static void unmeasured(const bench_state *st, const bench_opts *o)
 {
-    if (!st->have_base || o->nkernels || o->nshapes)
+    if (!st->have_base || o->nkernels || o->nshapes || o->smallest)
         return;
     for (int i = 0; i < st->base.results.len; i++) {
         const kc_bench_result *b = KC_BENCH_RESULT(&st->base, i);

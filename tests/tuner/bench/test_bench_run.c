@@ -14,6 +14,7 @@
 
 #define BENCH KC_BINARY_DIR "/bench/bench.kcb"
 #define SLOWED KC_BINARY_DIR "/bench/slowed.kcb"
+#define PACKAGE KC_BINARY_DIR "/share/kc/rvc.kcb" /* kernels/, the shipped package */
 
 static char dir[] = "/tmp/kc_bench_run_XXXXXX";
 
@@ -274,6 +275,25 @@ static void shapes_and_calibration(void **state)
     json_decref(r);
 }
 
+/* --smallest: each kernel at its cheapest kc.yaml shape by flops + bytes
+ * (kernels/kc.yaml: saxpy's 48,000 of 48,000 and 2^20; softmax's one row
+ * of 1,026 of 1,680 x 140, 16 x 1,024 and 1 x 1,026), and only that one. */
+static void smallest_shapes(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = kc_test_sh(&out, "%s bench %s --smallest --kernel saxpy --kernel softmax --repeat 5 --quiet --json %s",
+                        RT_KC, PACKAGE, path("smallest.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+    json_t *r = load(path("smallest.json"));
+    assert_int_equal(2, json_array_size(json_object_get(r, "benchmarks")));
+    assert_string_equal("n=48000", json_string_value(json_object_get(benchmark(r, 0), "shape")));
+    assert_string_equal("rows=1,n=1026,log_out=1", json_string_value(json_object_get(benchmark(r, 1), "shape")));
+    json_decref(r);
+}
+
 int main(void)
 {
     int rc = rt_open_or_skip("test_bench_run");
@@ -289,6 +309,7 @@ int main(void)
         cmocka_unit_test(other_device),
         cmocka_unit_test(usage_and_errors),
         cmocka_unit_test(shapes_and_calibration),
+        cmocka_unit_test(smallest_shapes),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[600];
