@@ -28,6 +28,9 @@ install(TARGETS kcrt kcrt_archive EXPORT kcrtTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} # kcrt.dll, beside kc.exe
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kc/kcrt.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
+if(WIN32) # for MSVC's import library: lib /def:kcrt.def /machine:x64 (docs/windows.md)
+  install(FILES ${PROJECT_BINARY_DIR}/runtime/kcrt.def DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 if(TARGET kc)
   install(TARGETS kc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   # the shipped kernel package's default variants: kcrt.nn's bundle when

@@ -8,7 +8,9 @@
  */
 #include "rt_test.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
+#include <time.h>
 #include <unistd.h>
 #if !defined(_WIN32)
 #include <sys/resource.h>
@@ -637,6 +639,33 @@ static void test_read_without_a_device(void **state)
     ASSERT_CONTAINS(err, "cannot open bundle");
 }
 
+/* A bundle that another process is writing (kc tune holds a write lock
+ * while it adds tuned rows) is waited for, not refused as "database is
+ * locked": the writer here commits 0.3 s after the load starts. */
+static void *commit_later(void *db)
+{
+    struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    return NULL;
+}
+
+static void test_waits_out_a_writer(void **state)
+{
+    (void)state;
+    const char *path = edited("locked.kcb", "SELECT 1");
+    sqlite3 *db;
+    assert_int_equal(SQLITE_OK, sqlite3_open(path, &db));
+    assert_int_equal(SQLITE_OK, sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL));
+    pthread_t writer;
+    assert_int_equal(0, pthread_create(&writer, NULL, commit_later, db));
+    kcrt_bundle *b = NULL;
+    ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
+    pthread_join(writer, NULL);
+    kcrt_bundle_free(b);
+    sqlite3_close(db);
+}
+
 static long max_rss_kib(void)
 {
 #if defined(_WIN32)
@@ -700,6 +729,7 @@ int main(void)
         cmocka_unit_test_teardown(test_tuned_row_of_another_backend, rt_teardown),
         cmocka_unit_test_teardown(test_large_tuned_table, rt_teardown),
         cmocka_unit_test_teardown(test_read_without_a_device, rt_teardown),
+        cmocka_unit_test_teardown(test_waits_out_a_writer, rt_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (kc_test_remove_tree(tmpdir) != 0)
