@@ -27,7 +27,9 @@ bash tests/windows/run.sh build/tools/kc build-windows
 step "tests (the exhaustive tier: every target, every wave size)"
 (cd build && ctest --output-on-failure -j "$jobs" -L exhaustive)
 step "benchmarks against the committed lavapipe baseline (bench/ci.sh; docs/benchmarks.md)"
-bench/ci.sh build
+KC_BENCH_PACKAGE= bench/ci.sh build
+step "the shipped package's kernels against their baseline (advisory: reported, not a CI failure; docs/benchmarks.md)"
+KC_BENCH_BUNDLE= bench/ci.sh build || echo "bench/ci.sh: a shipped kernel read as a regression (advisory; see above)"
 
 step "build (Release with the tests, warnings as errors: -O3 warns where -O2 does not)"
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DKC_WERROR=ON >/dev/null
