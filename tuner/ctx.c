@@ -106,7 +106,8 @@ static int check_space(const kc_tune_space *s, char *err, size_t errlen)
             return kc_tune_fail(err, errlen, "the start point's value of '%s' is out of range", s->names[d]);
         for (int i = 0; s->seeds && i < s->nseeds; i++)
             if (s->seeds[i * s->ndims + d] < 0 || s->seeds[i * s->ndims + d] >= s->nvalues[d])
-                return kc_tune_fail(err, errlen, "seed %d's value of '%s' is out of range", i + 1, s->names[d]);
+                return kc_tune_fail(err, errlen, "seed %d's value of '%s' is out of range", i + 1,
+                                    s->names[d]);
     }
     return 0;
 }
@@ -232,6 +233,11 @@ void kc_tune_stop_now(kc_tune_ctx *c)
 {
     if (c->stop == KC_TUNE_RUNNING)
         c->stop = KC_TUNE_STOP_ASKED;
+}
+
+long kc_tune_max_evals(const kc_tune_ctx *c)
+{
+    return c->opt.max_evals;
 }
 
 double kc_tune_progress(const kc_tune_ctx *c)

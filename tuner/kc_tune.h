@@ -116,6 +116,7 @@ void kc_tune_random(kc_tune_ctx *ctx);
 void kc_tune_ils(kc_tune_ctx *ctx);
 void kc_tune_anneal(kc_tune_ctx *ctx);
 void kc_tune_genetic(kc_tune_ctx *ctx);
+void kc_tune_forest(kc_tune_ctx *ctx);
 
 /* ---- what a strategy may call ------------------------------------------ */
 
@@ -139,6 +140,7 @@ double kc_tune_eval(kc_tune_ctx *ctx, const int *point);
 bool kc_tune_done(kc_tune_ctx *ctx);
 /* How far the budget is used, 0 to 1 (schedules such as annealing's). */
 double kc_tune_progress(const kc_tune_ctx *ctx);
+long kc_tune_max_evals(const kc_tune_ctx *ctx);         /* the evaluation budget; 0 = none */
 bool kc_tune_valid(kc_tune_ctx *ctx, const int *point); /* counts as a probe */
 bool kc_tune_measured(const kc_tune_ctx *ctx, const int *point);
 

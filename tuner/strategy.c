@@ -18,6 +18,7 @@ const kc_tune_strategy kc_tune_strategies[] = {
     {"exhaustive", "every valid point, in order", kc_tune_exhaustive},
     {"random", "uniformly random valid points, without replacement", kc_tune_random},
     {"ils", "greedy iterated local search: Hamming-1 descent, kicks, restarts", kc_tune_ils},
+    {"forest", "ils guided by a random-forest model: neighbours by expected improvement", kc_tune_forest},
     {"anneal", "simulated annealing over Hamming-1 moves", kc_tune_anneal},
     {"genetic", "genetic algorithm: tournaments, uniform crossover, mutation", kc_tune_genetic},
     {NULL, NULL, NULL},

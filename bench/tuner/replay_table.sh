@@ -10,7 +10,7 @@ set -eu
 kc=${1:?usage: replay_table.sh PATH/TO/kc [DIR]}
 dir=${2:-$(dirname "$0")/../../tests/tuner/data/replay}
 fractions="0.02 0.05 0.1 0.2"
-strategies="default ils anneal genetic random exhaustive"
+strategies="default ils forest anneal genetic random exhaustive"
 
 for f in "$dir"/*.json.gz; do
     head=$("$kc" tune --replay "$f" --budget 1 | sed -n '1,3p')

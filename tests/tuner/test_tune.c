@@ -353,7 +353,7 @@ static void smart_strategies_start_from_the_default_point(void **state)
     int start[6] = {1, 2, 3, 2, 1, 0};
     assert_true(synth_valid(s, start));
     s->space.start = start;
-    for (const char **n = (const char *[]){"ils", "anneal", "genetic", NULL}; *n; n++) {
+    for (const char **n = (const char *[]){"ils", "forest", "anneal", "genetic", NULL}; *n; n++) {
         kc_tune_free(run(s, *n, 10, 1));
         assert_memory_equal(start, s->log[0], sizeof(start));
     }
@@ -488,26 +488,28 @@ static double mean_fraction(synth *s, const char *strategy, long budget, int run
 static void smart_strategies_beat_random_on_gpu_like_spaces(void **state)
 {
     (void)state;
-    static const char *names[] = {"ils", "anneal", "genetic", "random"};
+    static const char *names[] = {"ils", "forest", "anneal", "genetic", "random"};
+    enum { NS = 5, RANDOM = NS - 1 };
     static const int percents[] = {2, 5, 10};
-    double mean[3][4] = {{0}};
+    double mean[3][NS] = {{0}};
     for (uint64_t seed = 100; seed < 105; seed++) {
         synth *s = gpu_like(seed);
         for (int b = 0; b < 3; b++) {
             long budget = synth_nvalid(s) * percents[b] / 100;
-            double f[4];
-            for (int k = 0; k < 4; k++)
+            double f[NS];
+            for (int k = 0; k < NS; k++)
                 mean[b][k] += (f[k] = mean_fraction(s, names[k], budget, 20)) / 5;
-            for (int k = 0; k < 3 && percents[b] == 10; k++)
-                if (f[k] < 0.95 || f[k] <= f[3])
+            for (int k = 0; k < RANDOM && percents[b] == 10; k++)
+                if (f[k] < 0.95 || f[k] <= f[RANDOM])
                     fail_msg("space %llu: %s reached %.4f of the optimum, random %.4f",
-                             (unsigned long long)seed, names[k], f[k], f[3]);
+                             (unsigned long long)seed, names[k], f[k], f[RANDOM]);
         }
         free(s);
     }
     for (int b = 0; b < 3; b++)
-        print_message("budget %2d%%: ils %.3f  anneal %.3f  genetic %.3f  random %.3f (mean of 5 spaces)\n",
-                      percents[b], mean[b][0], mean[b][1], mean[b][2], mean[b][3]);
+        print_message("budget %2d%%: ils %.3f  forest %.3f  anneal %.3f  genetic %.3f  random %.3f "
+                      "(mean of 5 spaces)\n",
+                      percents[b], mean[b][0], mean[b][1], mean[b][2], mean[b][3], mean[b][4]);
 }
 
 int main(void)
