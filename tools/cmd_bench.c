@@ -18,6 +18,7 @@
  */
 #include "kc_bench.h"
 #include "kc_tools.h"
+#include "kc_workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -321,49 +322,6 @@ static bool wanted(const bench_opts *o, const char *kernel)
     return false;
 }
 
-/* The work of one launch at a kc.yaml shape ("cin=256,t_in=1000,..."):
- * its flops: plus its bytes:, or the product of the shape's values where
- * kc.yaml gives neither. How --smallest picks a kernel's cheapest shape. */
-static double shape_work(const kcrt_kernel_info *ki, const char *shape)
-{
-    char copy[1024];
-    const char *names[64];
-    int64_t values[64];
-    int n = 0;
-    snprintf(copy, sizeof(copy), "%s", shape);
-    for (char *p = copy; *p && n < 64;) {
-        char *end = p + strcspn(p, ","), *eq = strchr(p, '=');
-        bool last = !*end;
-        *end = 0;
-        if (eq && eq < end) {
-            *eq = 0;
-            names[n] = p;
-            values[n++] = strtoll(eq + 1, NULL, 10);
-        }
-        p = last ? end : end + 1;
-    }
-    double work = 0, product = 1;
-    int64_t v;
-    char err[128];
-    const char *exprs[] = {ki->flops, ki->bytes};
-    for (int i = 0; i < 2; i++)
-        if (exprs[i] && kcrt_eval(exprs[i], names, values, n, &v, err, sizeof(err)) == KCRT_OK && v > 0)
-            work += (double)v;
-    for (int i = 0; i < n; i++)
-        product *= values[i] > 1 ? (double)values[i] : 1;
-    return work > 0 ? work : product;
-}
-
-/* The index of the kernel's cheapest shape. */
-static int smallest_shape(const kcrt_kernel_info *ki)
-{
-    int best = 0;
-    for (int s = 1; s < ki->nshapes; s++)
-        if (shape_work(ki, ki->shapes[s]) < shape_work(ki, ki->shapes[best]))
-            best = s;
-    return best;
-}
-
 /* The benchmark list: each wanted kernel at each of its shapes (or
  * --shape's; its cheapest alone with --smallest). */
 static int plan_run(bench_state *st, const bench_opts *o)
@@ -386,7 +344,7 @@ static int plan_run(bench_state *st, const bench_opts *o)
                     "kc bench: note: %s has no shapes in kc.yaml; give --kernel %s --shape … to measure it\n",
                     ki->name, ki->name);
         if (o->smallest && !o->nshapes && ki->nshapes) {
-            kc_bench_run_add(&st->run, ki->name, ki->shapes[smallest_shape(ki)]);
+            kc_bench_run_add(&st->run, ki->name, ki->shapes[kc_workload_smallest_shape(ki)]);
             continue;
         }
         for (int s = 0; s < (o->nshapes ? o->nshapes : ki->nshapes); s++)

@@ -62,7 +62,7 @@ static const kc_opt opts[] = {
     {"--kernel", true},    {"--shape", true},    {"--device", true},     {"--backend", true},
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
-    {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false},
+    {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false}, {"--smallest", false},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -127,7 +127,8 @@ static bool take(tune_args *t, int k, const char *v)
     case 19: return parse_duration(v, &d->timing_cap_s);
     case 20: d->quiet = true; return true;
     case 21: d->no_racing = true; return true;
-    default: d->no_transfer = true; return true;
+    case 22: d->no_transfer = true; return true;
+    default: d->smallest = true; return true;
     }
 }
 
@@ -160,6 +161,9 @@ static int parse_args(int argc, char **argv, tune_args *t)
         return kc_usage_error("tune", "unexpected argument '%s' with --replay", t->dev.bundle);
     if (!t->replay && !t->dev.bundle && !t->list)
         return kc_usage_error("tune", "give a bundle (kc tune BUNDLE) or --replay FILE");
+    if (t->dev.smallest && (t->dev.nshapes || t->replay))
+        return kc_usage_error("tune", "--smallest picks among kc.yaml's shapes: not with %s",
+                              t->replay ? "--replay" : "--shape");
     if (!t->replay && (t->has_fraction || t->json || t->repeat != 1))
         return kc_usage_error("tune", "--budget-fraction, --repeat and --json go with --replay");
     return -1;

@@ -155,6 +155,7 @@ typedef struct td_search {
     const char *shape;
     const char *reference; /* the variant whose outputs are the reference */
     double timeout_s;
+    double first_grace_s; /* the watchdog's extra time for a variant's first launch */
     kc_tune_ctx *tctx;
     long measured, cached;
     long by_status[KC_RESULT_COUNT]; /* of the measured */

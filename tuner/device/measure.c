@@ -33,7 +33,15 @@ enum { MAX_SAMPLES = 512, REFERENCE_TRIES = 16 };
 #define NOTCH_BOUND 0.01  /* the median's 95% interval, relative */
 #define MIN_TIMEOUT_S 1.0 /* seconds; a launch this fast is never a timeout */
 #define TIMEOUT_FACTOR 50 /* times the reference's launch */
-#define FIRST_LAUNCH_GRACE_S 20.0 /* more for the watchdog: a driver's lazy compile */
+/* More time for the watchdog at a variant's first launch, which may
+ * include the driver's compile (lavapipe compiles a pipeline's machine
+ * code there): at least FIRST_LAUNCH_GRACE_S, and COMPILE_FACTOR times
+ * what the reference's first launch took beyond its second. Variants of
+ * one kernel differ in code size: attention's BKV=16 variants take 65 s to
+ * compile on lavapipe on a 2-core machine, its BKV=8 ones 13 s, and a
+ * fixed 20 s recorded the first as hangs. */
+#define FIRST_LAUNCH_GRACE_S 20.0
+#define COMPILE_FACTOR 4.0
 /* Racing: a variant whose fastest launch so far, after at least
  * RACE_MIN_SAMPLES, is slower than RACE_FACTOR times the best median of
  * the search cannot be the winner, so timing it to 1% is wasted: its
@@ -155,7 +163,7 @@ static kc_result_status launch_once(td_search *r, kcrt_kernel *k, const kc_cache
 static kc_result_status check(td_search *r, kcrt_kernel *k, const kc_cache_key *key, double *wall, char *why,
                               size_t len)
 {
-    kc_result_status st = launch_once(r, k, key, FIRST_LAUNCH_GRACE_S, wall, why, len);
+    kc_result_status st = launch_once(r, k, key, fmax(r->first_grace_s, FIRST_LAUNCH_GRACE_S), wall, why, len);
     if (st == KC_RESULT_OK && *wall > r->timeout_s) /* perhaps the driver compiling: once more */
         st = launch_once(r, k, key, 0, wall, why, len);
     if (st != KC_RESULT_OK)
@@ -303,10 +311,10 @@ static bool try_reference(td_search *r, const int *point, char *why, size_t len)
     kc_cache_key key = td_key(&a, r, variant);
     kc_variant_blob blob;
     kcrt_kernel *k = NULL;
-    double wall = 0;
+    double wall = 0, first = 0;
     r->timeout_s = r->s->o->timeout_s > 0 ? r->s->o->timeout_s : 3600; /* the reference may take its time */
     bool ok = td_compile(r, point, &blob, why, len) && load(r, variant, &blob, &k, why, len) == KC_RESULT_OK &&
-              launch_once(r, k, &key, FIRST_LAUNCH_GRACE_S, &wall, why, len) == KC_RESULT_OK &&
+              launch_once(r, k, &key, FIRST_LAUNCH_GRACE_S, &first, why, len) == KC_RESULT_OK &&
               launch_once(r, k, &key, 0, &wall, why, len) == KC_RESULT_OK;
     if (ok && !td_workload_keep_reference(&r->w, why, len)) {
         r->stop = true; /* the inputs, not the variant: no other variant would do better */
@@ -315,6 +323,7 @@ static bool try_reference(td_search *r, const int *point, char *why, size_t len)
     }
     if (ok) {
         r->w.ref_seconds = wall;
+        r->first_grace_s = fmax(FIRST_LAUNCH_GRACE_S, COMPILE_FACTOR * (first - wall));
         r->timeout_s = r->s->o->timeout_s > 0 ? r->s->o->timeout_s : fmax(MIN_TIMEOUT_S, TIMEOUT_FACTOR * wall);
         r->reference = kc_arena_strdup(&r->s->arena, variant);
     }

@@ -16,6 +16,7 @@
  * quickly leaves more to the later ones.
  */
 #include "device_private.h"
+#include "kc_workload.h"
 
 #include <math.h>
 #include <signal.h>
@@ -138,7 +139,10 @@ static int kcyaml_shapes(td_session *s, td_plan *p, bool named)
 {
     char err[512];
     p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(p->info->nshapes + 1));
-    for (int j = 0; j < p->info->nshapes; j++)
+    int first = 0, end = p->info->nshapes;
+    if (s->o->smallest && end > 0) /* only the cheapest (--smallest) */
+        first = kc_workload_smallest_shape(p->info), end = first + 1;
+    for (int j = first; j < end; j++)
         if (!td_shape_canonical(p->info, p->info->shapes[j], &s->arena, &p->shapes[p->nshapes++], err,
                                 sizeof(err)))
             return fail(s, "kernel '%s' in the bundle: %s", p->info->name, err);

@@ -51,4 +51,12 @@ bool kc_workload_elements(const kcrt_param_info *p, const char *const *names, co
 bool kc_workload_buffer(kcrt_context *ctx, const kcrt_param_info *p, int64_t n, uint64_t *seed, kcrt_buffer **buf,
                         void **data, char *err, size_t errlen);
 
+/* The work of one launch at shape ("cin=256,t_in=1000,..."): kc.yaml's
+ * flops: plus bytes: there, or the product of the shape's values where it
+ * gives neither. */
+double kc_workload_shape_work(const kcrt_kernel_info *ki, const char *shape);
+/* The index of the kernel's cheapest kc.yaml shape by that measure (0
+ * when it has none): `kc bench --smallest` and `kc tune --smallest`. */
+int kc_workload_smallest_shape(const kcrt_kernel_info *ki);
+
 #endif

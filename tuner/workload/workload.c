@@ -94,3 +94,46 @@ bool kc_workload_buffer(kcrt_context *ctx, const kcrt_param_info *p, int64_t n, 
         free(host);
     return true;
 }
+
+/* The work of one launch at a kc.yaml shape ("cin=256,t_in=1000,..."):
+ * its flops: plus its bytes:, or the product of the shape's values where
+ * kc.yaml gives neither. */
+double kc_workload_shape_work(const kcrt_kernel_info *ki, const char *shape)
+{
+    char copy[1024];
+    const char *names[64];
+    int64_t values[64];
+    int n = 0;
+    snprintf(copy, sizeof(copy), "%s", shape);
+    for (char *p = copy; *p && n < 64;) {
+        char *end = p + strcspn(p, ","), *eq = strchr(p, '=');
+        bool last = !*end;
+        *end = 0;
+        if (eq && eq < end) {
+            *eq = 0;
+            names[n] = p;
+            values[n++] = strtoll(eq + 1, NULL, 10);
+        }
+        p = last ? end : end + 1;
+    }
+    double work = 0, product = 1;
+    int64_t v;
+    char err[128];
+    const char *exprs[] = {ki->flops, ki->bytes};
+    for (int i = 0; i < 2; i++)
+        if (exprs[i] && kcrt_eval(exprs[i], names, values, n, &v, err, sizeof(err)) == KCRT_OK && v > 0)
+            work += (double)v;
+    for (int i = 0; i < n; i++)
+        product *= values[i] > 1 ? (double)values[i] : 1;
+    return work > 0 ? work : product;
+}
+
+/* The index of the kernel's cheapest shape. */
+int kc_workload_smallest_shape(const kcrt_kernel_info *ki)
+{
+    int best = 0;
+    for (int s = 1; s < ki->nshapes; s++)
+        if (kc_workload_shape_work(ki, ki->shapes[s]) < kc_workload_shape_work(ki, ki->shapes[best]))
+            best = s;
+    return best;
+}

@@ -214,6 +214,29 @@ static pid_t start_tune(const char *cache, const char *log)
     return pid;
 }
 
+/* --smallest: of saxpy's two kc.yaml shapes only the cheaper (n=48000, not
+ * n=1048576, which kc.yaml lists second) is tuned, and the larger launches
+ * its winner as the nearest tuned shape. */
+static void test_smallest_tunes_only_the_cheapest_shape(void **state)
+{
+    (void)state;
+    char *out;
+    const char *cache = path("smallest.db");
+    assert_int_equal(0, kc_test_sh(&out, "cp %s %s", path("untuned.kcb"), path("smallest.kcb")));
+    free(out);
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE " --smallest", KC, path("smallest.kcb"), cache));
+    ASSERT_CONTAINS(out, "20 measured, 0 from the cache, 0 failed; 1 tuned row");
+    free(out);
+    result r[64];
+    int n = results(cache, "saxpy", r, 64);
+    assert_int_equal(SAXPY_SPACE, n);
+    assert_int_equal(SAXPY_SPACE, count_status(r, n, "n=48000", "ok"));
+    char variant[128], why[256];
+    chosen(path("smallest.kcb"), "saxpy", "n=1048576 a=0.5", variant, sizeof(variant), why, sizeof(why));
+    assert_string_equal(fastest(r, n, "n=48000")->variant, variant);
+    ASSERT_CONTAINS(why, "nearest");
+}
+
 static void test_sigkill_midway_then_resume_loses_nothing(void **state)
 {
     (void)state;
@@ -400,6 +423,7 @@ static void test_bad_requests_say_what_and_where(void **state)
         {"--kernel saxpy --budget 0", "--budget takes a number >= 1 or 'all', not '0'", 2},
         {"--kernel saxpy --time soon", "--time takes a duration such as 90s, 10m or 1h30m", 2},
         {"--kernel saxpy --report r.pdf", "report", 1},
+        {"--kernel saxpy --smallest --shape n=5", "--smallest picks among kc.yaml's shapes: not with --shape", 2},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         assert_int_equal(cases[i].status,
@@ -445,9 +469,10 @@ static int setup(void **state)
     if (!mkdtemp(dir))
         return 1;
     char *out;
-    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s", KC,
+    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s && %s build %s --quiet -o %s && cp %s %s", KC,
                         KC_SOURCE_DIR "/kernels", path("rvc.kcb"), KC,
-                        KC_SOURCE_DIR "/tests/tuner/device/kernels", path("tt.kcb"));
+                        KC_SOURCE_DIR "/tests/tuner/device/kernels", path("tt.kcb"), path("rvc.kcb"),
+                        path("untuned.kcb"));
     if (rc)
         fprintf(stderr, "%s\n", out);
     free(out);
@@ -475,6 +500,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tune_fills_cache_then_measures_nothing),
         cmocka_unit_test(test_kernel_tuner_export_of_a_lavapipe_space_replays),
+        cmocka_unit_test(test_smallest_tunes_only_the_cheapest_shape),
         cmocka_unit_test(test_sigkill_midway_then_resume_loses_nothing),
         cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
         cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
