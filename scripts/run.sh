@@ -33,7 +33,8 @@ step "kc devices"
 $kc devices
 
 tune=($kc tune out/rvc.kcb --cache out/tuning.db)
-if $kc devices --json | grep -q '"index": 0,.*"type": "cpu"'; then
+# the default device (index 0) is a CPU: its JSON object, on one line, says so
+if $kc devices --json | tr -d ' \n' | grep -q '"index":0,[^}]*"type":"cpu"'; then
   step "kc tune out/rvc.kcb --smallest (a CPU device: every kernel at its cheapest shape, ${KC_TUNE_BUDGET:-8} evaluations each, at most ${KC_TUNE_TIME:-10m})"
   "${tune[@]}" --smallest --budget "${KC_TUNE_BUDGET:-8}" --time "${KC_TUNE_TIME:-10m}" --timing-cap 0.2s
 else
