@@ -5,7 +5,8 @@
     y = ops.conv1d(x, w, b, padding=3, dilation=3)     # a kcrt.Tensor
     y.numpy()
 
-Inputs are float32 numpy arrays or kcrt.Tensors; results are kcrt.Tensors
+Inputs are float32 numpy arrays or kcrt.Tensors (float16 for linear,
+conv1d and scaled_dot_product_attention too); results are kcrt.Tensors
 that stay on the device. Argument names, defaults, shapes and results are
 torch's; a wrong shape or type is a kcrt.Error with torch's words. What the
 shipped kernels do not cover yet (groups, strided conv1d, softmax over
@@ -85,8 +86,9 @@ class Ops:
 
     def conv1d(self, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         op = "conv1d"
-        x = self._tensor(op, "input", input, (2, 3))
-        w = self._tensor(op, "weight", weight, (3,))
+        half = _dtype_of(input) == np.float16 or _dtype_of(weight) == np.float16
+        x = self._operand(op, "input", input, (2, 3), half)
+        w = self._operand(op, "weight", weight, (3,), half)
         cout, cin_g, ks = w.shape
         cin, t_in = x.shape[-2:]
         stride, dilation = _one(op, "stride", stride), _one(op, "dilation", dilation)
@@ -104,6 +106,8 @@ class Ops:
         t_out = (t_in + 2 * padding - dilation * (ks - 1) - 1) // stride + 1
         if t_out < 1:
             _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
+        if half:
+            return self._conv1d_f16(op, x, w, bias, stride, padding, dilation, groups, t_out)
         if stride != 1 or groups != 1:
             # strided and grouped (depthwise too): conv2d's kernel over a height of 1, one launch for the batch
             n = x.size // (cin * t_in)
@@ -117,6 +121,27 @@ class Ops:
         for xi in self._rows(x, 2):
             y = Tensor(self.ctx.buffer(_bytes(cout * t_out)), (cout, t_out), np.float32)
             k.launch(cin, cout, t_in, ks, dilation, padding, 1.0, xi, w, b, y)
+            outs.append(y)
+        return self._stack(outs, x.shape[:-2] + (cout, t_out))
+
+    def _conv1d_f16(self, op, x, w, bias, stride, padding, dilation, groups, t_out):
+        """conv1d on float16 tensors: kernels/conv1d_f16.kc (half storage,
+        float sums, one rounding to half) for stride 1 and groups 1; the
+        others through the float32 kernels on widened copies (a host round
+        trip each way), rounded to half at the end, as torch's half conv
+        rounds its float sums."""
+        cout, _, ks = w.shape
+        cin, t_in = x.shape[-2:]
+        if stride != 1 or groups != 1:
+            b = None if bias is None else self._float_vector(op, "bias", bias, cout)
+            y = self.conv1d(x.numpy().astype(np.float32), w.numpy().astype(np.float32), b, stride, padding,
+                            dilation, groups)
+            return self.ctx.tensor(y.numpy().astype(np.float16))
+        b = self._zeros(cout) if bias is None else self._float_vector(op, "bias", bias, cout)
+        outs = []
+        for xi in self._rows(x, 2):
+            y = self._half_out((cout, t_out))
+            self._launch_f16(op, "conv1d_f16", cin, cout, t_in, ks, dilation, padding, 1.0, xi, w, b, y)
             outs.append(y)
         return self._stack(outs, x.shape[:-2] + (cout, t_out))
 
@@ -285,25 +310,52 @@ class Ops:
             _fail(op, "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (
                 rows, x.shape[-1] if x.shape else 0, kdim, n))
         m = int(np.prod(x.shape[:-1], dtype=np.int64))
-        b = self._zeros(n)
-        if bias is not None:
-            ba = bias.numpy() if isinstance(bias, Tensor) else np.asarray(bias)
-            if ba.shape != (n,):
-                _fail(op, "expected bias of size [%d], but got bias of size %s" % (n, list(ba.shape)))
-            b = self.ctx.tensor(ba.astype(np.float32))
+        b = self._zeros(n) if bias is None else self._float_vector(op, "bias", bias, n)
         wt = self.ctx.tensor(np.ascontiguousarray(w.numpy().T))
-        y = Tensor(self.ctx.buffer(max(16, (2 * m * n + 15) // 16 * 16)), x.shape[:-1] + (n,), np.float16)
+        y = self._half_out(x.shape[:-1] + (n,))
+        self._launch_f16(op, "gemm_f16", m, n, kdim, bias is not None, x, wt, b, y)
+        return y
+
+    def _launch_f16(self, op, kernel, *args):
+        """A launch of a float16 kernel; where the device has no 16-bit
+        storage, a kcrt.Error that says so."""
         try:
-            self._kernel(op, "gemm_f16").launch(m, n, kdim, bias is not None, x, wt, b, y)
+            self._kernel(op, kernel).launch(*args)
         except Error as e:
             if "16-bit storage" in str(e):
                 _fail(op, "float16 needs 16-bit storage buffers, which %s does not offer (%s)"
                       % (self.ctx.device_name, e))
             raise
-        return y
+
+    def _half_out(self, shape):
+        n = int(np.prod(shape, dtype=np.int64))
+        return Tensor(self.ctx.buffer(max(16, (2 * n + 15) // 16 * 16)), tuple(shape), np.float16)
+
+    def _float_vector(self, op, name, v, n):
+        """A float16 op's bias (float16 or float32, n values) as float32 on the
+        device: the kernels add it to their float sums."""
+        a = v.numpy() if isinstance(v, Tensor) else np.asarray(v)
+        if a.shape != (n,):
+            _fail(op, "expected %s of size [%d], but got %s of size %s" % (name, n, name, list(a.shape)))
+        if a.dtype not in (np.float16, np.float32):
+            _fail(op, "expected scalar type Half but found %s for argument '%s'" % (_torch_name(a.dtype), name))
+        return self.ctx.tensor(a.astype(np.float32))
+
+    def _operand(self, op, name, v, ndims, half):
+        """A float32 operand (_tensor), or a float16 one when the op runs in
+        half precision."""
+        if not half:
+            return self._tensor(op, name, v, ndims)
+        t = self._half(op, name, v)
+        if ndims is not None and len(t.shape) not in ndims:
+            _fail(op, "expected %s-D input for '%s', but got input of size: %s" % (
+                " or ".join(str(n) for n in ndims), name, list(t.shape)))
+        return t
 
     def _half(self, op, name, v):
         if isinstance(v, Tensor):
+            if v.ctx is not self.ctx:
+                _fail(op, "'%s' is a tensor of another context" % name)
             if v.dtype != np.float16:
                 _fail(op, "expected both operands to be float16 (got %s for '%s')" % (_torch_name(v.dtype), name))
             return v
@@ -545,9 +597,14 @@ class Ops:
         signature) for inference: (..., L, E), (..., S, E), (..., S, Ev) ->
         (..., L, Ev), one pass, the L x S scores never stored."""
         op = "scaled_dot_product_attention"
-        q = self._tensor(op, "query", query)
-        k = self._tensor(op, "key", key)
-        v = self._tensor(op, "value", value)
+        half = _dtype_of(query) == np.float16
+        if half and (_dtype_of(key) != np.float16 or _dtype_of(value) != np.float16):
+            _fail(op, "Expected query, key, and value to have the same dtype, but got query.dtype: Half key.dtype: "
+                  "%s and value.dtype: %s instead." % (_torch_name(_dtype_of(key) or np.float32),
+                                                       _torch_name(_dtype_of(value) or np.float32)))
+        q = self._operand(op, "query", query, None, half)
+        k = self._operand(op, "key", key, None, half)
+        v = self._operand(op, "value", value, None, half)
         if min(len(q.shape), len(k.shape), len(v.shape)) < 2:
             _fail(op, "expected query, key and value with at least 2 dimensions (..., L, E)")
         lead = tuple(q.shape[:-2])
@@ -572,9 +629,10 @@ class Ops:
             m = attn_mask.numpy() if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
             if m.dtype == np.bool_:
                 m = np.where(m, np.float32(0), np.float32(-np.inf))
-            elif m.dtype != np.float32:
-                _fail(op, "Expected attn_mask dtype to be bool or float32 (the query's), but got %s"
-                      % _torch_name(m.dtype))
+            elif m.dtype != (np.float16 if half else np.float32):
+                _fail(op, "Expected attn_mask dtype to be bool or %s (the query's), but got %s"
+                      % ("float16" if half else "float32", _torch_name(m.dtype)))
+            m = m.astype(np.float32)  # the kernels add it to float scores
             try:
                 full = np.broadcast_shapes(m.shape, lead + (lq, lk))
             except ValueError:
@@ -587,10 +645,15 @@ class Ops:
             else:
                 mode, mask = 2, self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(m, lead + (lq, lk))))
         scale = 1.0 / np.sqrt(d) if scale is None else float(scale)
+        args = (bh, lq, lk, d, dv, float(np.float32(scale)), mode, int(bool(is_causal)), q, k, v, mask)
+        if half:
+            y = self._half_out(lead + (lq, dv))
+            if bh and lq:
+                self._launch_f16(op, "attention_f16", *args, y)
+            return y
         y = Tensor(self.ctx.buffer(_bytes(bh * lq * dv)), lead + (lq, dv), np.float32)
         if bh and lq:
-            self._kernel(op, "attention").launch(bh, lq, lk, d, dv, float(np.float32(scale)), mode,
-                                                 int(bool(is_causal)), q, k, v, mask, y)
+            self._kernel(op, "attention").launch(*args, y)
         return y
 
     # ---- audio front end (kernels/stft.kc, gemm.kc) -----------------------------------------------------
@@ -863,7 +926,7 @@ class Ops:
 
     def _stack(self, outs, shape):
         if len(outs) == 1:
-            return Tensor(outs[0].buffer, shape, np.float32)
+            return Tensor(outs[0].buffer, shape, outs[0].dtype)
         self.ctx.finish()
         return self.ctx.tensor(np.stack([o.numpy() for o in outs]).reshape(shape))
 

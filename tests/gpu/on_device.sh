@@ -19,9 +19,11 @@
 # Every step has a time limit and the script goes on past a failed one.
 #
 #   tests/gpu/on_device.sh [--dir build-device] [--out DIR] [--tune-time 45s] [--suite-only]
-#                          [--backends "cuda vulkan"] [--no-tune] [--rvc-only]
+#                          [--backends "cuda vulkan"] [--no-tune] [--rvc-only] [--python-only]
 #
 #   --suite-only   steps 1 and 2 alone (a rerun after a fix)
+#   --python-only  steps 1 and 3 alone, then kc bench of the float16
+#                  kernels beside their float32 ones through each backend
 #   --rvc-only     steps 1 and 7 alone (7 then also tunes the convolutions
 #                  through Vulkan for --tune-time and synthesises again,
 #                  unless --no-tune)
@@ -42,6 +44,7 @@ suite_only=0
 backends="cuda vulkan"
 tune=1
 rvc_only=0
+python_only=0
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dev=$2; shift 2 ;;
@@ -51,7 +54,8 @@ while [ $# -gt 0 ]; do
     --backends) backends=$2; shift 2 ;;
     --no-tune) tune=0; shift ;;
     --rvc-only) rvc_only=1; shift ;;
-    -h | --help) sed -n '2,32p' "$0"; exit 0 ;;
+    --python-only) python_only=1; shift ;;
+    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "on_device.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -175,6 +179,19 @@ pytests() { # $1: backend
 }
 on cuda && pytests cuda
 on vulkan && pytests vulkan
+if [ "$python_only" = 1 ]; then
+    half=(--kernel gemm --kernel gemm_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention --kernel attention_f16)
+    for b in cuda vulkan; do
+        on $b || continue
+        say "kc bench of the float16 kernels and their float32 ones through $b (default variants)"
+        more=(--device "$vk")
+        [ "$b" = cuda ] && more=(--device "$cu" --calibration-bundle "$dev/calibrate.kcb")
+        KCRT_BACKEND=$b step 120 "$kc" bench "$dev/package.kcb" "${half[@]}" "${more[@]}" --repeat 10 --max-time 4 \
+            --json "$work/kc_half_$b.json"
+    done
+    tar -czf "$out/results.tar.gz" -C "$work" --exclude cache .
+    exit 0
+fi
 rvc_synth
 
 # ---- kc bench ----------------------------------------------------------------------------------

@@ -946,58 +946,119 @@ static void test_gru_step(void **state)
     kd_report("gru_step", nv, kd_info("gru_step")->tolerance);
 }
 
-/* ---- gemm_f16 -------------------------------------------------------------------------------- */
+/* ---- gemm_f16, and the half storage of conv1d_f16 and attention_f16 -------------------------- */
 
-/* Half inputs, float sums (gamma(K + 1) of |bias| + sum |a b|, the
- * reference's mag), one rounding to half in the kernel and one in the
- * reference: a sum near a rounding boundary may round either way, so the
- * two may be one half ulp apart (2^-10 relative, 2^-24 subnormal). The output is compared as
- * floats widened from the half results; the slack past it (in halves,
- * read as floats) must keep the poison. */
+/* x rounded to half in place (the reference then sees exactly what the
+ * kernel reads), and its half bits (one spare element: buffers of an odd
+ * count of halves are whole words). */
+static uint16_t *kd_halves(float *x, size_t n)
+{
+    uint16_t *h = malloc(2 * n + 2);
+    assert_non_null(h);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = kc_ref_float_to_half(x[i]);
+        x[i] = kc_ref_half_to_float(h[i]);
+    }
+    h[n] = 0;
+    return h;
+}
+
+static kcrt_buffer *kd_in_half(float *x, size_t n)
+{
+    uint16_t *h = kd_halves(x, n);
+    kcrt_buffer *b = rt_buf_from(h, 2 * n + 2);
+    free(h);
+    return b;
+}
+
+/* The kernels with half storage compute in float and round to half once;
+ * the reference rounds its exact result once too: a float result within
+ * `bound` of exact rounds to a half within bound + one half ulp of the
+ * reference's (2^-10 relative, 2^-24 subnormal). want: the reference's
+ * halves; bound: the float computation's, per element. Each variant's
+ * output is poisoned first; the slack past the output's halves must keep
+ * the poison; the relative L2 error must be within kc.yaml's tolerance. */
+static void kd_run_f16(const kd_case *c, const uint16_t *want, const char *const *v, int nv)
+{
+    kd_margin m = {0, 0};
+    for (int vi = 0; vi < nv; vi++) {
+        rt_poison(c->out, RT_NAN);
+        kcrt_status st = kcrt_launch(kd_variant(c->kernel, v[vi]), c->args, c->nargs);
+        if (st != KCRT_OK)
+            fail_msg("%s [%s] %s: kcrt_launch: %s: %s", c->kernel, v[vi], c->shape, kcrt_status_name(st),
+                     kcrt_error(rt_ctx));
+        uint16_t *got = rt_read(c->out);
+        double e2 = 0, w2 = 0;
+        for (size_t i = 0; i < c->n; i++) {
+            double g = kc_ref_half_to_float(got[i]), w = kc_ref_half_to_float(want[i]);
+            if (isnan(w)) { /* NaN expected (a fully masked row): a NaN the kernel wrote, not the poison's */
+                if (!isnan(g) || got[i] == (uint16_t)(RT_NAN >> 16))
+                    fail_msg("%s [%s] %s: y[%zu] = %.6g (0x%04x), expected a NaN the kernel wrote", c->kernel,
+                             v[vi], c->shape, i, g, got[i]);
+                continue;
+            }
+            double bound = c->bound[i] + fabs(w) * 0x1p-10 + 0x1p-24;
+            m.ratio = fmax(m.ratio, fabs(g - w) / bound);
+            e2 += (g - w) * (g - w), w2 += w * w;
+            if (!(fabs(g - w) <= bound))
+                fail_msg("%s [%s] %s: y[%zu] = %.6g (0x%04x), expected %.6g: error %.3g > %.3g (seed %llu)",
+                         c->kernel, v[vi], c->shape, i, g, got[i], w, fabs(g - w), bound,
+                         (unsigned long long)kd_seed);
+        }
+        double l2 = w2 > 0 ? sqrt(e2 / w2) : sqrt(e2);
+        m.l2 = fmax(m.l2, l2);
+        if (l2 > c->l2tol)
+            fail_msg("%s [%s] %s: relative L2 error %.3g > %.3g (seed %llu)", c->kernel, v[vi], c->shape, l2,
+                     c->l2tol, (unsigned long long)kd_seed);
+        uint32_t tail;
+        memcpy(&tail, (const char *)got + ((2 * c->n + 3) / 4) * 4, 4);
+        if (tail != RT_NAN)
+            fail_msg("%s [%s] %s: wrote past y's %zu halves", c->kernel, v[vi], c->shape, c->n);
+        free(got);
+    }
+    print_message("      %s: largest error %.2f of its bound, relative L2 %.2g (<= %.2g)\n", c->shape, m.ratio, m.l2,
+                  c->l2tol);
+    kd_fold(&kd_worst, m);
+    kd_ncases++;
+}
+
+static kcrt_buffer *kd_out_half(size_t n)
+{
+    return rt_buf(2 * n + 16);
+}
+
+/* Half inputs, float sums (gamma(K + 2) of |bias| + sum |a b|, the
+ * reference's mag), one rounding to half (kd_run_f16). */
 static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, const char *const *v, int nv)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    uint16_t *A = malloc(2 * na + 2), *B = malloc(2 * nb + 2), *C = malloc(2 * nc + 2);
     float *fa = kd_normal(r, na, 0, 1), *fb = kd_normal(r, nb, 0, 1), *bias = kd_uniform(r, (size_t)N, -1, 1);
-    for (size_t i = 0; i < na; i++)
-        A[i] = kc_ref_float_to_half(fa[i]);
-    for (size_t i = 0; i < nb; i++)
-        B[i] = kc_ref_float_to_half(fb[i]);
+    uint16_t *A = kd_halves(fa, na), *B = kd_halves(fb, nb), *C = malloc(2 * nc + 2);
     double *mag = kd_bounds(nc);
     kc_ref_gemm_f16(M, N, K, has_bias, A, B, bias, C, mag);
+    for (size_t i = 0; i < nc; i++)
+        mag[i] *= 2 * gamma_n(K + 2);
     kcrt_buffer *ba = rt_buf_from(A, 2 * na + 2), *bb = rt_buf_from(B, 2 * nb + 2),
-                *bbias = kd_in(bias, (size_t)N, false), *bc = rt_buf(2 * nc + 16);
-    char shape[160];
-    snprintf(shape, sizeof shape, "M=%d N=%d K=%d has_bias=%d", M, N, K, has_bias);
+                *bbias = kd_in(bias, (size_t)N, false), *bc = kd_out_half(nc);
+    kd_case c = {.kernel = "gemm_f16", .nargs = 8, .out = bc, .n = nc, .bound = mag,
+                 .l2tol = kd_info("gemm_f16")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "M=%d N=%d K=%d has_bias=%d", M, N, K, has_bias);
     kcrt_arg args[] = {KCRT_I32(M),   KCRT_I32(N),   KCRT_I32(K),      KCRT_BOOL(has_bias),
                        KCRT_BUF(ba),  KCRT_BUF(bb),  KCRT_BUF(bbias), KCRT_BUF(bc)};
-    double worst = 0;
-    for (int vi = 0; vi < nv; vi++) {
-        rt_poison(bc, RT_NAN);
-        kcrt_status st = kcrt_launch(kd_variant("gemm_f16", v[vi]), args, 8);
-        if (st != KCRT_OK)
-            fail_msg("gemm_f16 [%s] %s: kcrt_launch: %s: %s", v[vi], shape, kcrt_status_name(st), kcrt_error(rt_ctx));
-        uint16_t *got = rt_read(bc);
-        for (size_t i = 0; i < nc; i++) {
-            double g = kc_ref_half_to_float(got[i]), w = kc_ref_half_to_float(C[i]);
-            /* both round to half on their own: a whole half ulp apart at most (2^-10 relative, 2^-24 subnormal) */
-            double bound = 2 * gamma_n(K + 2) * mag[i] + fabs(w) * 0x1p-10 + 0x1p-24;
-            worst = fmax(worst, fabs(g - w) / bound);
-            if (!(fabs(g - w) <= bound))
-                fail_msg("gemm_f16 [%s] %s: C[%zu] = %.6g (0x%04x), expected %.6g: error %.3g > %.3g (seed %llu)",
-                         v[vi], shape, i, g, got[i], w, fabs(g - w), bound, (unsigned long long)kd_seed);
-        }
-        uint32_t tail;
-        memcpy(&tail, (const char *)got + ((2 * nc + 3) / 4) * 4, 4);
-        if (tail != RT_NAN)
-            fail_msg("gemm_f16 [%s] %s: wrote past C's %zu halves", v[vi], shape, nc);
-        free(got);
-    }
-    print_message("      %s: largest error %.2f of its bound in %d variants\n", shape, worst, nv);
-    kd_fold(&kd_worst, (kd_margin){worst, 0});
-    kd_ncases++;
+    memcpy(c.args, args, sizeof args);
+    kd_run_f16(&c, C, v, nv);
     kcrt_buffer_free(ba), kcrt_buffer_free(bb), kcrt_buffer_free(bbias), kcrt_buffer_free(bc);
     free(A), free(B), free(C), free(fa), free(fb), free(bias), free(mag);
+}
+
+/* want as halves (the reference's float results rounded once) */
+static uint16_t *kd_want_halves(const float *want, size_t n)
+{
+    uint16_t *h = malloc(2 * n + 2);
+    assert_non_null(h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = kc_ref_float_to_half(want[i]);
+    return h;
 }
 
 /* The f16 path runs where the device has 16-bit storage; elsewhere it is
@@ -1041,7 +1102,7 @@ typedef struct att_shape {
  * the output, a weighted mean of the v_j, is then off by twice that times
  * sum p_j |v_j|, plus the rounding of its lk-term sums. A row whose every
  * key is masked (a -inf mask row, tested here) must be NaN, as torch's. */
-static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *const *v, int nv)
+static void attention_case(rt_rng *r, att_shape sh, bool dead_row, bool half, const char *const *v, int nv)
 {
     size_t nq = (size_t)sh.bh * sh.lq * sh.d, nk = (size_t)sh.bh * sh.lk * sh.d, nv_ = (size_t)sh.bh * sh.lk * sh.dv;
     size_t nm = sh.mask_mode == 2 ? (size_t)sh.bh * sh.lq * sh.lk : sh.mask_mode == 1 ? (size_t)sh.lq * sh.lk : 1;
@@ -1052,6 +1113,11 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *c
     if (dead_row)
         for (int j = 0; j < sh.lk; j++)
             mask[j] = -INFINITY;
+    /* attention_f16: q, k, v as halves (rounded here, so that the reference reads the same values) */
+    kcrt_buffer *bq = half ? kd_in_half(q, nq) : kd_in(q, nq, false),
+                *bk = half ? kd_in_half(k, nk) : kd_in(k, nk, false),
+                *bv = half ? kd_in_half(vv, nv_) : kd_in(vv, nv_, false), *bm = kd_in(mask, nm, false),
+                *by = half ? kd_out_half(n) : kd_out(n);
     double *mag = kd_bounds(n), *rows = kd_bounds((size_t)sh.bh * sh.lq), *bound = kd_bounds(n);
     kc_ref_attention(sh.bh, sh.lq, sh.lk, sh.d, sh.dv, scale, sh.mask_mode, sh.causal, q, k, vv, mask, want, mag,
                      rows);
@@ -1059,10 +1125,9 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *c
         double es = gamma_n(sh.d + 16) * 4 * rows[e / (size_t)sh.dv];
         bound[e] = isnan(want[e]) ? NAN : mag[e] * (2 * es + 2 * gamma_n(sh.lk + 16)) + 1e-30;
     }
-    kcrt_buffer *bq = kd_in(q, nq, false), *bk = kd_in(k, nk, false), *bv = kd_in(vv, nv_, false),
-                *bm = kd_in(mask, nm, false), *by = kd_out(n);
-    kd_case c = {.kernel = "attention", .nargs = 13, .out = by, .n = n, .want = want, .bound = bound,
-                 .l2tol = kd_info("attention")->tolerance};
+    const char *kernel = half ? "attention_f16" : "attention";
+    kd_case c = {.kernel = kernel, .nargs = 13, .out = by, .n = n, .want = want, .bound = bound,
+                 .l2tol = kd_info(kernel)->tolerance};
     snprintf(c.shape, sizeof c.shape, "bh=%d lq=%d lk=%d d=%d dv=%d mask_mode=%d causal=%d%s", sh.bh, sh.lq, sh.lk,
              sh.d, sh.dv, sh.mask_mode, sh.causal, dead_row ? " (a row fully masked)" : "");
     kcrt_arg args[] = {KCRT_I32(sh.bh),        KCRT_I32(sh.lq),     KCRT_I32(sh.lk), KCRT_I32(sh.d),
@@ -1070,7 +1135,13 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *c
                        KCRT_I32(sh.causal),    KCRT_BUF(bq),        KCRT_BUF(bk),    KCRT_BUF(bv),
                        KCRT_BUF(bm),           KCRT_BUF(by)};
     memcpy(c.args, args, sizeof args);
-    kd_run(&c, v, nv);
+    if (half) {
+        uint16_t *wh = kd_want_halves(want, n);
+        kd_run_f16(&c, wh, v, nv);
+        free(wh);
+    } else {
+        kd_run(&c, v, nv);
+    }
     kcrt_buffer_free(bq), kcrt_buffer_free(bk), kcrt_buffer_free(bv), kcrt_buffer_free(bm), kcrt_buffer_free(by);
     free(q), free(k), free(vv), free(mask), free(want), free(mag), free(rows), free(bound);
 }
@@ -1092,9 +1163,33 @@ static void test_attention(void **state)
         {1, 1, 3000, 64, 64, 0, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        attention_case(&r, shapes[i], false, v, nv);
-    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, v, nv);
+        attention_case(&r, shapes[i], false, false, v, nv);
+    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, false, v, nv);
     kd_report("attention", nv, kd_info("attention")->tolerance);
+}
+
+/* attention_f16: the same body with half q, k, v and out (kd_run_f16),
+ * where the device has 16-bit storage, in three variants that hold every
+ * value of WG and BKV: a CPU Vulkan driver compiles each for up to a
+ * minute (all six took 5 minutes on lavapipe), and the float kernel's
+ * test runs the shared body in every variant. */
+static void test_attention_f16(void **state)
+{
+    (void)state;
+    if (!kd_has_storage16())
+        skip();
+    rt_rng r = kd_rng(0xa716);
+    const char *v[3];
+    int nv = kd_sample_variants("attention_f16", v, 3, &r); /* the default, and every WG and BKV */
+    kd_begin();
+    static const att_shape shapes[] = {
+        {1, 1, 1, 1, 1, 0, 0}, {2, 5, 7, 3, 4, 1, 0}, {3, 33, 17, 64, 64, 2, 0}, {4, 129, 129, 80, 80, 0, 1},
+        {1, 1, 300, 128, 128, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        attention_case(&r, shapes[i], false, true, v, nv);
+    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, true, v, nv);
+    kd_report("attention_f16", nv, kd_info("attention_f16")->tolerance);
 }
 
 /* ---- gemm ------------------------------------------------------------------------------------ */
@@ -1466,12 +1561,16 @@ typedef struct conv_shape {
     float slope;
 } conv_shape;
 
-static void conv1d_case(rt_rng *r, conv_shape s, const char *const *v, int nv)
+static void conv1d_case(rt_rng *r, conv_shape s, bool half, const char *const *v, int nv)
 {
     int dil = s.a, pad = s.b, t_out = kc_ref_conv1d_len(s.t_in, s.ks, dil, pad);
     size_t nx = (size_t)s.cin * s.t_in, nw = (size_t)s.cout * s.cin * s.ks, ny = (size_t)s.cout * t_out;
     float *x = kd_uniform(r, nx, -1, 1), *w = kd_uniform(r, nw, -1, 1),
           *bias = kd_uniform(r, (size_t)s.cout, -1, 1);
+    /* conv1d_f16: x and w as halves (rounded here, so that the reference reads the same values) */
+    kcrt_buffer *bx = half ? kd_in_half(x, nx) : kd_in(x, nx, false),
+                *bw = half ? kd_in_half(w, nw) : kd_in(w, nw, false), *bb = kd_in(bias, (size_t)s.cout, false),
+                *by = half ? kd_out_half(ny) : kd_out(ny);
     float *want = kd_alloc(ny), *S = kd_alloc(ny);
     double *bound = kd_bounds(ny);
     kc_ref_conv1d(s.cin, s.cout, s.t_in, s.ks, dil, pad, s.slope, x, w, bias, want);
@@ -1479,23 +1578,27 @@ static void conv1d_case(rt_rng *r, conv_shape s, const char *const *v, int nv)
     kc_ref_conv1d(s.cin, s.cout, s.t_in, s.ks, dil, pad, 1.0f, ax, aw, ab, S);
     for (size_t i = 0; i < ny; i++)
         bound[i] = fmax(1, fabs(s.slope)) * gamma_n(s.cin * s.ks + 2) * S[i] + 2 * KD_U * fabs(want[i]);
-    kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(w, nw, false),
-                *bb = kd_in(bias, (size_t)s.cout, false);
-    kcrt_buffer *by = kd_out(ny);
-    kd_case c = {.kernel = "conv1d",
+    const char *kernel = half ? "conv1d_f16" : "conv1d";
+    kd_case c = {.kernel = kernel,
                  .nargs = 11,
                  .out = by,
                  .n = ny,
                  .want = want,
                  .bound = bound,
-                 .l2tol = kd_info("conv1d")->tolerance};
+                 .l2tol = kd_info(kernel)->tolerance};
     snprintf(c.shape, sizeof c.shape, "cin=%d cout=%d t_in=%d ks=%d dil=%d pad=%d slope=%g (t_out %d)", s.cin,
              s.cout, s.t_in, s.ks, dil, pad, s.slope, t_out);
     kcrt_arg args[] = {KCRT_I32(s.cin), KCRT_I32(s.cout), KCRT_I32(s.t_in),  KCRT_I32(s.ks),
                        KCRT_I32(dil),   KCRT_I32(pad),    KCRT_F32(s.slope), KCRT_BUF(bx),
                        KCRT_BUF(bw),    KCRT_BUF(bb),     KCRT_BUF(by)};
     memcpy(c.args, args, sizeof args);
-    kd_run(&c, v, nv);
+    if (half) {
+        uint16_t *wh = kd_want_halves(want, ny);
+        kd_run_f16(&c, wh, v, nv);
+        free(wh);
+    } else {
+        kd_run(&c, v, nv);
+    }
     kcrt_buffer_free(bx), kcrt_buffer_free(bw), kcrt_buffer_free(bb), kcrt_buffer_free(by);
     free(x), free(w), free(bias), free(want), free(S), free(bound), free(ax), free(aw), free(ab);
 }
@@ -1520,8 +1623,31 @@ static void test_conv1d(void **state)
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++)
-        conv1d_case(&r, cases[i], v, nv);
+        conv1d_case(&r, cases[i], false, v, nv);
     kd_report("conv1d (a sample of its variants)", nv, kd_info("conv1d")->tolerance);
+}
+
+/* conv1d_f16: conv1d's body with half x, w and y (kd_run_f16), in a sample
+ * of its variants where the device has 16-bit storage. */
+static void test_conv1d_f16(void **state)
+{
+    (void)state;
+    if (!kd_has_storage16())
+        skip();
+    rt_rng r = kd_rng(0xc116);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("conv1d_f16", v, KD_SAMPLE, &r);
+    kd_begin();
+    /* conv1d's edge cases: one tap, a leaky slope, dilation past a tile,
+     * an even kernel with a negative slope, a kernel longer than the
+     * signal, channels and steps one past the largest tiles */
+    static const conv_shape cases[] = {
+        {1, 1, 1, 1, 1, 0, 0, 1.0f},   {5, 19, 67, 3, 1, 1, 0, 0.1f},  {13, 33, 131, 7, 3, 9, 0, 1.0f},
+        {4, 7, 23, 2, 4, 6, 0, -0.5f}, {2, 3, 3, 5, 1, 2, 0, 0.01f},   {17, 129, 257, 3, 1, 1, 0, 1.0f},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        conv1d_case(&r, cases[i], true, v, nv);
+    kd_report("conv1d_f16 (a sample of its variants)", nv, kd_info("conv1d_f16")->tolerance);
 }
 
 /* ---- conv_transpose1d ------------------------------------------------------------------------ */
@@ -1656,7 +1782,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
+                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1697,7 +1823,14 @@ static void test_real_shapes(void **state)
                 attention_case(&r,
                                (att_shape){I("bh", 1), I("lq", 1), I("lk", 1), I("d", 64), I("dv", 64),
                                            I("mask_mode", 0), I("causal", 0)},
-                               false, v, nv);
+                               false, false, v, nv);
+            else if (!strcmp(kernels[k], "attention_f16")) {
+                if (kd_has_storage16())
+                    attention_case(&r,
+                                   (att_shape){I("bh", 1), I("lq", 1), I("lk", 1), I("d", 64), I("dv", 64),
+                                               I("mask_mode", 0), I("causal", 0)},
+                                   false, true, v, nv);
+            }
             else if (!strcmp(kernels[k], "stft"))
                 stft_case(&r,
                           (stft_shape){I("batch", 1), I("len", 0), I("nfft", 0), I("hop", 1), I("pad_mode", 1),
@@ -1715,11 +1848,14 @@ static void test_real_shapes(void **state)
                 layernorm_case(&r, I("rows", 0), I("n", 0), 1e-5f, 0, false, v, nv);
             else if (!strcmp(kernels[k], "group_norm"))
                 group_norm_case(&r, I("n", 1), I("c", 1), I("groups", 1), I("s", 1), 1e-5f, 0, v, nv);
-            else if (!strcmp(kernels[k], "conv1d"))
-                conv1d_case(&r,
-                            (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("dil", 1),
-                                         I("pad", 0), 0, 0.1f},
-                            v, nv);
+            else if (!strcmp(kernels[k], "conv1d") || !strcmp(kernels[k], "conv1d_f16")) {
+                bool half = !strcmp(kernels[k], "conv1d_f16");
+                if (!half || kd_has_storage16())
+                    conv1d_case(&r,
+                                (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("dil", 1),
+                                             I("pad", 0), 0, 0.1f},
+                                half, v, nv);
+            }
             else
                 convt_case(&r,
                            (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("stride", 1),
@@ -1739,7 +1875,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16"};
+                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1805,6 +1941,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_attention_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
@@ -1817,6 +1954,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_group_norm, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_real_shapes, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv1d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_conv1d_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv_transpose1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemm, kd_load, kd_unload),
     };
