@@ -92,7 +92,8 @@ def pytest(dst, lib, bundle, test_file, select):
     r = subprocess.run(cmd, env=env, cwd=dst, capture_output=True, text=True)
     lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
     failed = [l for l in lines if l.startswith("FAILED ")]
-    return r.returncode, (failed[0][7:] if failed else (lines[-1] if lines else "")), lines
+    first = failed[0][7:].split("python/tests/")[-1] if failed else (lines[-1] if lines else "")
+    return r.returncode, first, lines
 
 
 def main():
