@@ -22,6 +22,7 @@ A ratio above 1 means kc is slower.
 """
 import argparse
 import json
+import math
 import statistics
 import sys
 
@@ -93,8 +94,43 @@ def ops(torch, dev):
         return "F.conv_transpose1d", lambda: F.conv_transpose1d(
             x, w, b, stride=s["stride"], padding=s["pad"], output_padding=s["out_pad"])
 
+    def attention(s, dtype=torch.float32):  # also attention_decode: the same op
+        bh, lq, lk = s["bh"], s["lq"], s["lk"]
+        q, k, v = (rnd(bh, n, s[e]).to(dtype) for n, e in ((lq, "d"), (lk, "d"), (lk, "dv")))
+        mask = {0: None, 1: rnd(lq, lk), 2: rnd(bh, lq, lk)}[s.get("mask_mode", 0)]
+        mask = mask.to(dtype) if mask is not None else None
+        causal = bool(s.get("causal", 0))
+        if hasattr(F, "scaled_dot_product_attention"):
+            return "F.scaled_dot_product_attention", lambda: F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=causal)
+        scale = 1 / math.sqrt(s["d"])  # torch < 2.0: the formula
+
+        def formula():
+            sc = torch.matmul(q, k.transpose(-2, -1)) * scale
+            if causal:
+                sc = sc.masked_fill(~torch.ones(lq, lk, dtype=torch.bool, device=dev).tril(), float("-inf"))
+            return torch.matmul(torch.softmax(sc if mask is None else sc + mask, dim=-1), v)
+        return "softmax(q k^T scale + mask) v", formula
+
+    def gemm_f16(s):  # has_bias true, no activation
+        a, b, bias = (t.half() for t in (rnd(s["M"], s["K"]), rnd(s["K"], s["N"]), rnd(s["N"])))
+        c = torch.empty(s["M"], s["N"], device=dev, dtype=torch.float16)
+        return "torch.addmm (float16)", lambda: torch.addmm(bias, a, b, out=c)
+
+    def conv1d_f16(s):
+        x, w, b = (t.half() for t in (rnd(1, s["cin"], s["t_in"]), rnd(s["cout"], s["cin"], s["ks"]), rnd(s["cout"])))
+        return "F.conv1d + leaky_relu (float16)", lambda: F.leaky_relu(
+            F.conv1d(x, w, b, padding=s["pad"], dilation=s["dil"]), f, inplace=True)
+
+    def half_attention(s):
+        what, fn = attention(s, torch.float16)
+        return what + " (float16)", fn
+
     return {"saxpy": saxpy, "gemm": gemm, "matmul": matmul, "gemv": gemv, "softmax": softmax,
-            "layernorm": layernorm, "conv1d": conv1d, "conv_transpose1d": conv_transpose1d}
+            "layernorm": layernorm, "conv1d": conv1d, "conv_transpose1d": conv_transpose1d,
+            "attention": attention, "attention_decode": attention,
+            "attention_f16": half_attention, "attention_decode_f16": half_attention,
+            "gemm_f16": gemm_f16, "conv1d_f16": conv1d_f16}
 
 
 def time_ms(torch, fn, repeat, dev):
@@ -164,8 +200,11 @@ def main():
         desc, ns = "-", None
         if kernel in known:
             desc, fn = known[kernel](parse_shape(shape))
-            with torch.no_grad():
-                ns = time_ms(torch, fn, args.repeat, args.device) * 1e6
+            try:
+                with torch.no_grad():
+                    ns = time_ms(torch, fn, args.repeat, args.device) * 1e6
+            except RuntimeError as e:  # e.g. float16 matmul on an old CPU build
+                desc = "%s: not run (%s)" % (desc, str(e).splitlines()[0])
         table.append({"kernel": kernel, "shape": shape, "torch_op": desc, "torch_ns": ns,
                       **{f"kc_{label}_ns": kc.get(label) for label, _ in columns},
                       **{f"{label}_over_torch": (kc[label] / ns if ns and kc.get(label) else None)

@@ -29,6 +29,9 @@ __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax
 # kernels/pad1d.kc's modes
 _PAD = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
 
+# scaled_dot_product_attention: query rows up to this take attention_decode
+_DECODE_ROWS = 4
+
 # kernels/elementwise.kc's ops
 _EW = {"relu": 0, "leaky_relu": 1, "sigmoid": 2, "tanh": 3, "silu": 4, "gelu": 5, "gelu_tanh": 6, "add": 7,
        "mul": 8, "add_scalar": 9, "mul_scalar": 10}
@@ -646,14 +649,18 @@ class Ops:
                 mode, mask = 2, self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(m, lead + (lq, lk))))
         scale = 1.0 / np.sqrt(d) if scale is None else float(scale)
         args = (bh, lq, lk, d, dv, float(np.float32(scale)), mode, int(bool(is_causal)), q, k, v, mask)
+        # a few query rows (a GPT's decode step): a workgroup per row, its threads splitting the keys
+        # (attention_decode); more: a thread per row, K/V tiles shared by the rows (attention). Measured
+        # on lavapipe at 16 heads x 400 keys, the two cross between 4 and 8 rows (docs/kernels.md).
+        kernel = "attention_decode" if lq <= _DECODE_ROWS else "attention"
         if half:
             y = self._half_out(lead + (lq, dv))
             if bh and lq:
-                self._launch_f16(op, "attention_f16", *args, y)
+                self._launch_f16(op, kernel + "_f16", *args, y)
             return y
         y = Tensor(self.ctx.buffer(_bytes(bh * lq * dv)), lead + (lq, dv), np.float32)
         if bh and lq:
-            self._kernel(op, "attention").launch(*args, y)
+            self._kernel(op, kernel).launch(*args, y)
         return y
 
     # ---- audio front end (kernels/stft.kc, gemm.kc) -----------------------------------------------------

@@ -68,6 +68,8 @@ CASES = [  # lead, L, S, E, Ev, mask, causal
     ((1,), 45, 12, 80, 80, None, True),               # L > S, causal
     ((3,), 9, 40, 7, 9, "bool", False),
     ((1,), 1, 2000, 128, 128, "bool-full", False),
+    ((2, 3), 4, 37, 64, 48, "float-full", False),     # a few rows: attention_decode, a mask per problem
+    ((2,), 3, 9, 16, 16, None, True),                 # ... causal
 ]
 
 

@@ -134,6 +134,8 @@ ATT_CASES = [  # lead, L, S, E, Ev, mask, causal
     ((4,), 70, 70, 64, 64, None, True),               # its causal prefill
     ((3,), 9, 40, 7, 9, "bool", False),
     ((2, 3), 33, 17, 128, 32, "float-full", False),
+    ((2,), 2, 33, 64, 64, "float", False),            # a few rows: attention_decode_f16
+    ((3,), 3, 5, 8, 8, None, True),
 ]
 
 

@@ -23,7 +23,9 @@
 #
 #   --suite-only   steps 1 and 2 alone (a rerun after a fix)
 #   --python-only  steps 1 and 3 alone, then kc bench of the float16
-#                  kernels beside their float32 ones through each backend
+#                  kernels beside their float32 ones and of both attention
+#                  designs through each backend, and PyTorch at the same
+#                  shapes (DIR/compare_half.md)
 #   --rvc-only     steps 1 and 7 alone (7 then also tunes the convolutions
 #                  through Vulkan for --tune-time and synthesises again,
 #                  unless --no-tune)
@@ -180,7 +182,8 @@ pytests() { # $1: backend
 on cuda && pytests cuda
 on vulkan && pytests vulkan
 if [ "$python_only" = 1 ]; then
-    half=(--kernel gemm --kernel gemm_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention --kernel attention_f16)
+    half=(--kernel gemm --kernel gemm_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention --kernel attention_f16
+        --kernel attention_decode --kernel attention_decode_f16)
     for b in cuda vulkan; do
         on $b || continue
         say "kc bench of the float16 kernels and their float32 ones through $b (default variants)"
@@ -189,6 +192,11 @@ if [ "$python_only" = 1 ]; then
         KCRT_BACKEND=$b step 120 "$kc" bench "$dev/package.kcb" "${half[@]}" "${more[@]}" --repeat 10 --max-time 4 \
             --json "$work/kc_half_$b.json"
     done
+    cols=()
+    for b in cuda vulkan; do [ -s "$work/kc_half_$b.json" ] && cols+=(--kc "$b=$work/kc_half_$b.json"); done
+    say "the same operations through PyTorch (float16 where kc's are)"
+    step 120 python3 bench/torch_compare.py "${cols[@]}" --repeat 30 --markdown "$out/compare_half.md" \
+        --json "$work/compare_half.json"
     tar -czf "$out/results.tar.gz" -C "$work" --exclude cache .
     exit 0
 fi

@@ -1102,8 +1102,9 @@ typedef struct att_shape {
  * the output, a weighted mean of the v_j, is then off by twice that times
  * sum p_j |v_j|, plus the rounding of its lk-term sums. A row whose every
  * key is masked (a -inf mask row, tested here) must be NaN, as torch's. */
-static void attention_case(rt_rng *r, att_shape sh, bool dead_row, bool half, const char *const *v, int nv)
+static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *kernel, const char *const *v, int nv)
 {
+    bool half = strstr(kernel, "_f16") != NULL; /* q, k, v and out in half */
     size_t nq = (size_t)sh.bh * sh.lq * sh.d, nk = (size_t)sh.bh * sh.lk * sh.d, nv_ = (size_t)sh.bh * sh.lk * sh.dv;
     size_t nm = sh.mask_mode == 2 ? (size_t)sh.bh * sh.lq * sh.lk : sh.mask_mode == 1 ? (size_t)sh.lq * sh.lk : 1;
     size_t n = (size_t)sh.bh * sh.lq * sh.dv;
@@ -1125,7 +1126,6 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, bool half, co
         double es = gamma_n(sh.d + 16) * 4 * rows[e / (size_t)sh.dv];
         bound[e] = isnan(want[e]) ? NAN : mag[e] * (2 * es + 2 * gamma_n(sh.lk + 16)) + 1e-30;
     }
-    const char *kernel = half ? "attention_f16" : "attention";
     kd_case c = {.kernel = kernel, .nargs = 13, .out = by, .n = n, .want = want, .bound = bound,
                  .l2tol = kd_info(kernel)->tolerance};
     snprintf(c.shape, sizeof c.shape, "bh=%d lq=%d lk=%d d=%d dv=%d mask_mode=%d causal=%d%s", sh.bh, sh.lq, sh.lk,
@@ -1163,8 +1163,8 @@ static void test_attention(void **state)
         {1, 1, 3000, 64, 64, 0, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        attention_case(&r, shapes[i], false, false, v, nv);
-    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, false, v, nv);
+        attention_case(&r, shapes[i], false, "attention", v, nv);
+    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, "attention", v, nv);
     kd_report("attention", nv, kd_info("attention")->tolerance);
 }
 
@@ -1187,9 +1187,46 @@ static void test_attention_f16(void **state)
         {1, 1, 300, 128, 128, 2, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        attention_case(&r, shapes[i], false, true, v, nv);
-    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, true, v, nv);
+        attention_case(&r, shapes[i], false, "attention_f16", v, nv);
+    attention_case(&r, (att_shape){2, 6, 10, 16, 16, 1, 0}, true, "attention_f16", v, nv);
     kd_report("attention_f16", nv, kd_info("attention_f16")->tolerance);
+}
+
+/* attention_decode and its half twin: a workgroup per query row. Every
+ * variant (WG 32 to 256: keys per block, channels per thread); decode
+ * steps over caches not a multiple of a block, up to 3,000 keys (the
+ * loop-count limit of lavapipe), head sizes up to 128 and not multiples of
+ * 4, both mask forms, causal (a row sees keys 0..i only), several rows,
+ * and a fully masked row (NaN). */
+static void attention_decode_cases(const char *kernel, uint64_t salt)
+{
+    bool half = strstr(kernel, "_f16") != NULL;
+    if (half && !kd_has_storage16())
+        skip();
+    rt_rng r = kd_rng(salt);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant(kernel, v);
+    kd_begin();
+    static const att_shape shapes[] = {
+        {1, 1, 1, 1, 1, 0, 0},        {2, 1, 7, 3, 4, 1, 0},        {3, 2, 65, 64, 64, 2, 0}, {16, 1, 400, 64, 64, 0, 0},
+        {1, 1, 300, 128, 128, 2, 0}, {2, 4, 129, 80, 33, 0, 1},    {1, 1, 3000, 64, 64, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        attention_case(&r, shapes[i], false, kernel, v, nv);
+    attention_case(&r, (att_shape){2, 3, 10, 16, 16, 1, 0}, true, kernel, v, nv);
+    kd_report(kernel, nv, kd_info(kernel)->tolerance);
+}
+
+static void test_attention_decode(void **state)
+{
+    (void)state;
+    attention_decode_cases("attention_decode", 0xad);
+}
+
+static void test_attention_decode_f16(void **state)
+{
+    (void)state;
+    attention_decode_cases("attention_decode_f16", 0xad16);
 }
 
 /* ---- gemm ------------------------------------------------------------------------------------ */
@@ -1782,7 +1819,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
-                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16"};
+                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -1823,13 +1860,13 @@ static void test_real_shapes(void **state)
                 attention_case(&r,
                                (att_shape){I("bh", 1), I("lq", 1), I("lk", 1), I("d", 64), I("dv", 64),
                                            I("mask_mode", 0), I("causal", 0)},
-                               false, false, v, nv);
-            else if (!strcmp(kernels[k], "attention_f16")) {
-                if (kd_has_storage16())
+                               false, kernels[k], v, nv);
+            else if (!strncmp(kernels[k], "attention", 9)) { /* _f16, _decode, _decode_f16 */
+                if (!strstr(kernels[k], "_f16") || kd_has_storage16())
                     attention_case(&r,
                                    (att_shape){I("bh", 1), I("lq", 1), I("lk", 1), I("d", 64), I("dv", 64),
                                                I("mask_mode", 0), I("causal", 0)},
-                                   false, true, v, nv);
+                                   false, kernels[k], v, nv);
             }
             else if (!strcmp(kernels[k], "stft"))
                 stft_case(&r,
@@ -1875,7 +1912,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "gemv",
-                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16"};
+                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -1942,6 +1979,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention_f16, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_attention_decode, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_attention_decode_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
