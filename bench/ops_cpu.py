@@ -71,6 +71,23 @@ def cases(ops, torch, torchaudio, rng):
                 lambda: ops.scaled_dot_product_attention(qd, kv, kv).numpy(),
                 lambda: torch.matmul(torch.softmax(torch.matmul(tqd, tkv.transpose(-2, -1)) / 8.0, -1), tkv)))
 
+    qh, kvh = (rng.standard_normal((1, 16, n, 64)).astype(np.float16) for n in (1, 1024))
+    tqh, tkvh = torch.from_numpy(qh).float(), torch.from_numpy(kvh).float()
+    out.append(("scaled_dot_product_attention float16, XTTS decode: 16 x 1 x 1024 x 64 (PyTorch: cast to float32)",
+                lambda: ops.scaled_dot_product_attention(qh, kvh, kvh).numpy(),
+                lambda: torch.matmul(torch.softmax(torch.matmul(tqh, tkvh.transpose(-2, -1)) / 8.0, -1), tkvh).half()))
+
+    cx = rng.standard_normal((1, 128, 4000)).astype(np.float32)
+    cw = (rng.standard_normal((128, 128, 3)) / 20).astype(np.float32)
+    cb = rng.standard_normal(128).astype(np.float32)
+    tcx, tcw, tcb = torch.from_numpy(cx), torch.from_numpy(cw), torch.from_numpy(cb)
+    out.append(("conv1d float32, HiFi-GAN resblock: 128 channels, 4,000 steps, kernel 3",
+                lambda: ops.conv1d(cx, cw, cb, padding=1).numpy(), lambda: F.conv1d(tcx, tcw, tcb, padding=1)))
+    cx16, cw16, cb16 = cx.astype(np.float16), cw.astype(np.float16), cb.astype(np.float16)
+    out.append(("conv1d float16, the same (PyTorch: cast to float32)",
+                lambda: ops.conv1d(cx16, cw16, cb16, padding=1).numpy(),
+                lambda: F.conv1d(tcx, tcw, tcb, padding=1).half()))
+
     x = rng.standard_normal((1, 16, 1000, 128)).astype(np.float32)
     w = (0.1 * rng.standard_normal((16, 16, 3, 3))).astype(np.float32)
     b = rng.standard_normal(16).astype(np.float32)
