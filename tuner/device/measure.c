@@ -13,7 +13,8 @@
  *      (lavapipe compiles a pipeline's machine code in its first launch:
  *      4-5 s for gemm's most unrolled variants on a busy 2-core machine,
  *      which made them "timeouts" against a 3 s limit);
- *   5. warm up, then time rounds of launches with device timestamps until
+ *   5. warm up (50 ms of device time back to back, so that a GPU's clocks
+ *      are up), then time rounds of launches with device timestamps until
  *      the median is known to within about 1% (the boxplot notch,
  *      1.58 IQR / sqrt(n), at most 1% of the median, with at least ten
  *      samples) or the timing cap is spent; or, racing, until it is clear
@@ -30,6 +31,7 @@
 #include <string.h>
 
 enum { MAX_SAMPLES = 512, REFERENCE_TRIES = 16 };
+#define WARM_NS 5e7 /* device time run back to back before timing (time_rounds) */
 #define NOTCH_BOUND 0.01  /* the median's 95% interval, relative */
 #define MIN_TIMEOUT_S 1.0 /* seconds; a launch this fast is never a timeout */
 #define TIMEOUT_FACTOR 50 /* times the reference's launch */
@@ -181,7 +183,6 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
                         char *why, size_t len)
 {
     double cap = r->s->o->timing_cap_s > 0 ? r->s->o->timing_cap_s : 1.0;
-    int round = (int)fmin(fmax(0.02 / fmax(wall, 1e-7), 3), 64); /* about 20 ms a round */
     double samples[MAX_SAMPLES], warm[2], median = 0, iqr = 0, t0 = td_now(), best_ns = 0;
     if (!r->s->o->no_racing && r->tctx)
         kc_tune_best(r->tctx, &best_ns); /* 0 when nothing succeeded yet */
@@ -189,6 +190,20 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
     int n = 0;
     td_watchdog_arm(r->s->dog, key, 2 * (2 + MAX_SAMPLES) * r->timeout_s + 5);
     bool ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, 2, warm) == KCRT_OK;
+    /* rounds of about 20 ms of device time (the launch's wall time if the
+     * device reported none) */
+    double launch_s = ok && warm[1] > 0 ? warm[1] * 1e-9 : wall;
+    int round = (int)fmin(fmax(0.02 / fmax(launch_s, 1e-7), 3), 64);
+    /* Then WARM_NS of launches back to back before the first timed round: a
+     * GPU left idle between the tuner's launches runs at its lowest clocks.
+     * On an H100 the tuner read conv1d's default variant at 407 us where kc
+     * bench, which keeps the device busy, read 74 us: SMs at 345 of 1,980
+     * MHz. A kernel slower than WARM_NS / 2 has warmed the device already. */
+    for (double busy = ok ? warm[0] + warm[1] : WARM_NS; ok && busy < WARM_NS && td_now() - t0 < cap / 4;) {
+        ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, round, samples) == KCRT_OK;
+        for (int i = 0; ok && i < round; i++)
+            busy += samples[i];
+    }
     while (ok && n < MAX_SAMPLES) {
         int m = round < MAX_SAMPLES - n ? round : MAX_SAMPLES - n;
         if (!(ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, m, samples + n) == KCRT_OK))
