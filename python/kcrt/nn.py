@@ -22,7 +22,7 @@ import numpy as np
 from . import Error, Tensor, default_context
 
 __all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
-           "sigmoid", "tanh", "silu", "gelu", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
+           "sigmoid", "tanh", "silu", "gelu", "log", "exp", "clamp", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
            "melscale_fbanks", "scaled_dot_product_attention", "resample",
            "sine_source", "yin", "conv2d", "gru"]
 
@@ -34,7 +34,7 @@ _DECODE_ROWS = 4
 
 # kernels/elementwise.kc's ops
 _EW = {"relu": 0, "leaky_relu": 1, "sigmoid": 2, "tanh": 3, "silu": 4, "gelu": 5, "gelu_tanh": 6, "add": 7,
-       "mul": 8, "add_scalar": 9, "mul_scalar": 10}
+       "mul": 8, "add_scalar": 9, "mul_scalar": 10, "log": 11, "exp": 12, "clamp_min": 13, "clamp_max": 14}
 
 
 def _fail(op, words):
@@ -458,6 +458,29 @@ class Ops:
         if approximate not in ("none", "tanh"):
             _fail("gelu", "approximate argument must be either none or tanh.")
         return self._unary("gelu", input, False, "gelu" if approximate == "none" else "gelu_tanh")
+
+    def log(self, input):
+        """torch.log: NaN below 0, -inf at 0 (the log-mel front ends take log(clamp(mel, min=1e-5)))."""
+        return self._unary("log", input, False)
+
+    def exp(self, input):
+        """torch.exp."""
+        return self._unary("exp", input, False)
+
+    def clamp(self, input, min=None, max=None):
+        """torch.clamp with number bounds: min first, then max (so min > max gives max, as torch)."""
+        op = "clamp"
+        if min is None and max is None:
+            _fail(op, "At least one of 'min' or 'max' must not be None")
+        for name, v in (("min", min), ("max", max)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))):
+                _fail(op, "'%s' must be a number (tensor bounds are not supported yet), not %s" % (name, type(v).__name__))
+        y = self._tensor(op, "input", input)
+        if min is not None:
+            y = self._ew(op, "clamp_min", y, min)
+        if max is not None:
+            y = self._ew(op, "clamp_max", y, max)
+        return y
 
     def add(self, input, other, alpha=1):
         """input + alpha * other (torch.add): other a tensor or a number."""
@@ -1139,6 +1162,18 @@ def silu(*args, **kwargs):
 
 def gelu(*args, **kwargs):
     return default_ops().gelu(*args, **kwargs)
+
+
+def log(*args, **kwargs):
+    return default_ops().log(*args, **kwargs)
+
+
+def exp(*args, **kwargs):
+    return default_ops().exp(*args, **kwargs)
+
+
+def clamp(*args, **kwargs):
+    return default_ops().clamp(*args, **kwargs)
 
 
 def add(*args, **kwargs):

@@ -261,6 +261,32 @@ def test_binary(ops, rng, op):
         getattr(ops, op)(tx, ops.ctx.tensor(rand(rng, 33)))
 
 
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 1031)])
+def test_log_exp_clamp(ops, rng, shape):
+    x = rand(rng, *shape) * 5
+    x.flat[0] = 0.0  # log(0) = -inf
+    got = ops.log(x).numpy()
+    want = torch.log(t(x).double()).numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(np.isinf(got), np.isinf(want))
+    ok = np.isfinite(want)
+    check(got[ok], want[ok], 16 * EPS * (np.abs(x[ok]) + np.abs(want[ok])) + 1e-37)
+    got = ops.exp(x).numpy()
+    want = torch.exp(t(x).double()).numpy()
+    check(got, want, 16 * EPS * np.abs(want) + 1e-37)
+    x.flat[-1] = np.nan  # clamp keeps a NaN
+    for kw in ({"min": 1e-5}, {"max": 0.5}, {"min": -1.0, "max": 2.0}, {"min": 3.0, "max": 1.0}):
+        got = ops.clamp(x, **kw).numpy()
+        want = torch.clamp(t(x), **kw).numpy()
+        np.testing.assert_array_equal(got, want)
+    # RMVPE's and XTTS's log-mel: log(clamp(mel, min=1e-5)), on the device end to end
+    mel = ops.ctx.tensor(np.abs(rand(rng, *shape)))
+    got = ops.log(ops.clamp(mel, min=1e-5)).numpy()
+    want = torch.log(torch.clamp(t(mel.numpy()).double(), min=1e-5)).numpy()
+    check(got, want, 16 * EPS * (np.abs(want) + 1) + 1e-37)
+    with pytest.raises(kcrt.Error, match="At least one of 'min' or 'max'"):
+        ops.clamp(x)
+
+
 def test_elementwise_errors(ops, rng):
     with pytest.raises(kcrt.Error, match="approximate argument must be either none or tanh"):
         ops.gelu(rand(rng, 3), approximate="erf")

@@ -37,6 +37,10 @@ double kc_ref_elementwise_one(int op, double alpha, double x, double z)
     case KC_REF_EW_MUL: return x * z;
     case KC_REF_EW_ADD_SCALAR: return x + alpha;
     case KC_REF_EW_MUL_SCALAR: return x * alpha;
+    case KC_REF_EW_LOG: return log(x);
+    case KC_REF_EW_EXP: return exp(x);
+    case KC_REF_EW_CLAMP_MIN: return x < alpha ? alpha : x;
+    case KC_REF_EW_CLAMP_MAX: return x > alpha ? alpha : x;
     default: return x;
     }
 }

@@ -24,7 +24,8 @@ double kc_ref_activate(int act, double alpha, double x);
 /* elementwise.kc's ops (its header lists them): y = f(x, z), n floats */
 enum {
     KC_REF_EW_RELU, KC_REF_EW_LEAKY, KC_REF_EW_SIGMOID, KC_REF_EW_TANH, KC_REF_EW_SILU, KC_REF_EW_GELU,
-    KC_REF_EW_GELU_TANH, KC_REF_EW_ADD, KC_REF_EW_MUL, KC_REF_EW_ADD_SCALAR, KC_REF_EW_MUL_SCALAR, KC_REF_EW_COUNT
+    KC_REF_EW_GELU_TANH, KC_REF_EW_ADD, KC_REF_EW_MUL, KC_REF_EW_ADD_SCALAR, KC_REF_EW_MUL_SCALAR, KC_REF_EW_LOG,
+    KC_REF_EW_EXP, KC_REF_EW_CLAMP_MIN, KC_REF_EW_CLAMP_MAX, KC_REF_EW_COUNT
 };
 double kc_ref_elementwise_one(int op, double alpha, double x, double z);
 void kc_ref_elementwise(int n, int op, float alpha, const float *x, const float *z, float *y);

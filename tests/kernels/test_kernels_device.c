@@ -439,7 +439,8 @@ static void elementwise_case(rt_rng *r, int n, int op, float alpha, const char *
     float *want = kd_alloc((size_t)n), *terms = kd_alloc((size_t)n);
     double *bound = kd_bounds((size_t)n);
     kc_ref_elementwise(n, op, alpha, x, z, want);
-    bool arithmetic = op == KC_REF_EW_RELU || op == KC_REF_EW_LEAKY || op >= KC_REF_EW_ADD;
+    bool arithmetic = op == KC_REF_EW_RELU || op == KC_REF_EW_LEAKY || (op >= KC_REF_EW_ADD && op <= KC_REF_EW_MUL_SCALAR) ||
+                      op >= KC_REF_EW_CLAMP_MIN; /* else kc's libm: sigmoid, tanh, silu, gelu, log, exp */
     for (int i = 0; i < n; i++) {
         double big = fabs(x[i]) + fabs((double)alpha * z[i]) + fabs((double)alpha);
         terms[i] = (float)big;
