@@ -21,7 +21,7 @@ import numpy as np
 
 from . import Error, Tensor, default_context
 
-__all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "layer_norm", "softmax", "relu", "leaky_relu",
+__all__ = ["Ops", "conv1d", "conv_transpose1d", "linear", "matmul", "bmm", "layer_norm", "softmax", "relu", "leaky_relu",
            "sigmoid", "tanh", "silu", "gelu", "log", "exp", "clamp", "add", "mul", "pad", "interpolate", "log_softmax", "group_norm", "spectrogram", "mel_spectrogram",
            "melscale_fbanks", "scaled_dot_product_attention", "resample",
            "sine_source", "yin", "conv2d", "gru"]
@@ -299,6 +299,53 @@ class Ops:
             wt = self.ctx.tensor(np.ascontiguousarray(w2.numpy().T))
             self._kernel(op, "gemm").launch(m, n, kdim, has_bias, 0, 0.0, x, wt, b, y)
         return y if len(w.shape) == 2 else Tensor(y.buffer, x.shape[:-1], np.float32)
+
+    def matmul(self, input, other):
+        """torch.matmul on float32: 1-D, 2-D and batched (..., M, K) @ (..., K, N) with the batch dims
+        broadcast; gemm per batch item (a batched input is split on the host: kernels take whole
+        buffers)."""
+        return self._matmul("matmul", self._tensor("matmul", "input", input), self._tensor("matmul", "other", other))
+
+    def bmm(self, input, mat2):
+        """torch.bmm: (b, n, m) @ (b, m, p) -> (b, n, p), float32."""
+        op = "bmm"
+        a, b = self._tensor(op, "input", input), self._tensor(op, "mat2", mat2)
+        if len(a.shape) != 3 or len(b.shape) != 3:
+            _fail(op, "batch1 must be a 3D tensor" if len(a.shape) != 3 else "batch2 must be a 3D tensor")
+        if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+            _fail(op, "Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
+                  % (a.shape[0], a.shape[2], b.shape[0], b.shape[1]))
+        return self._matmul(op, a, b)
+
+    def _matmul(self, op, a, b):
+        if not a.shape or not b.shape:
+            _fail(op, "both arguments to matmul need to be at least 1D, but they are %dD and %dD"
+                  % (len(a.shape), len(b.shape)))
+        a2 = a if len(a.shape) > 1 else Tensor(a.buffer, (1,) + a.shape, np.float32)   # torch: a 1-D input is a row
+        b2 = b if len(b.shape) > 1 else Tensor(b.buffer, b.shape + (1,), np.float32)   # ... and other a column
+        (m, k), (k2, n) = a2.shape[-2:], b2.shape[-2:]
+        if k != k2:
+            _fail(op, "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (m, k, k2, n))
+        try:
+            batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        except ValueError:
+            _fail(op, "The size of tensor a (%s) must match the size of tensor b (%s) at a non-singleton dimension"
+                  % (list(a2.shape[:-2]), list(b2.shape[:-2])))
+        gemm, zeros = self._kernel(op, "gemm"), self._zeros(n)
+
+        def product(x, w):
+            y = Tensor(self.ctx.buffer(_bytes(m * n)), (m, n), np.float32)
+            if m and n:
+                gemm.launch(m, n, k, False, 0, 0.0, x, w, zeros, y)  # C = A B: B is K x N, as matmul's other
+            return y
+        if not batch:
+            outs = [product(a2, b2)]
+        else:
+            av = np.broadcast_to(a2.numpy(), batch + (m, k)).reshape(-1, m, k)
+            bv = np.broadcast_to(b2.numpy(), batch + (k, n)).reshape(-1, k, n)
+            outs = [product(self.ctx.tensor(x), self.ctx.tensor(w)) for x, w in zip(av, bv)]
+        shape = batch + ((m,) if len(a.shape) > 1 else ()) + ((n,) if len(b.shape) > 1 else ())
+        return self._stack(outs, shape) if outs else self._zeros(shape)
 
     def _linear_f16(self, op, input, weight, bias):
         """linear on float16 tensors (kernels/gemm_f16.kc): half storage,
@@ -1162,6 +1209,14 @@ def silu(*args, **kwargs):
 
 def gelu(*args, **kwargs):
     return default_ops().gelu(*args, **kwargs)
+
+
+def matmul(*args, **kwargs):
+    return default_ops().matmul(*args, **kwargs)
+
+
+def bmm(*args, **kwargs):
+    return default_ops().bmm(*args, **kwargs)
 
 
 def log(*args, **kwargs):

@@ -261,6 +261,31 @@ def test_binary(ops, rng, op):
         getattr(ops, op)(tx, ops.ctx.tensor(rand(rng, 33)))
 
 
+@pytest.mark.parametrize("a,b", [((1, 1), (1, 1)), ((3, 7), (7, 5)), ((140, 64), (64, 500)), ((7,), (7, 3)),
+                                 ((4, 7), (7,)), ((7,), (7,)), ((2, 3, 5, 9), (9, 4)), ((2, 1, 5, 9), (3, 9, 4)),
+                                 ((12, 50, 64), (12, 64, 50))])
+def test_matmul(ops, rng, a, b):
+    x, w = rand(rng, *a), rand(rng, *b)
+    got = ops.matmul(x, w)
+    want = torch.matmul(t(x).double(), t(w).double()).numpy()
+    mag = torch.matmul(t(np.abs(x)).double(), t(np.abs(w)).double()).numpy()
+    assert got.shape == want.shape
+    check(got.numpy(), want, 2 * (a[-1] + 1) * EPS * mag + 1e-30)
+    if len(a) == 3 and len(b) == 3:
+        np.testing.assert_array_equal(ops.bmm(x, w).numpy(), got.numpy())
+
+
+def test_matmul_errors(ops, rng):
+    with pytest.raises(kcrt.Error, match="cannot be multiplied \\(3x4 and 5x2\\)"):
+        ops.matmul(rand(rng, 3, 4), rand(rng, 5, 2))
+    with pytest.raises(kcrt.Error, match="must match the size"):
+        ops.matmul(rand(rng, 2, 3, 4), rand(rng, 3, 4, 2))
+    with pytest.raises(kcrt.Error, match="batch1 must be a 3D tensor"):
+        ops.bmm(rand(rng, 3, 4), rand(rng, 1, 4, 2))
+    with pytest.raises(kcrt.Error, match="Expected size for first two dimensions of batch2"):
+        ops.bmm(rand(rng, 2, 3, 4), rand(rng, 2, 5, 2))
+
+
 @pytest.mark.parametrize("shape", [(1,), (7,), (3, 1031)])
 def test_log_exp_clamp(ops, rng, shape):
     x = rand(rng, *shape) * 5
