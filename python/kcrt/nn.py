@@ -157,9 +157,13 @@ class Ops:
         cin, t_in = x.shape[-2:]
         stride, padding = _one(op, "stride", stride), _one(op, "padding", padding)
         output_padding, dilation = _one(op, "output_padding", output_padding), _one(op, "dilation", dilation)
-        if groups != 1 or dilation != 1:
-            _fail(op, "groups=%d, dilation=%d: the shipped kernel has groups=1 and dilation=1 only (issue 12)" % (
-                groups, dilation))
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+            _fail(op, "non-positive groups is not supported")
+        if dilation < 1:
+            _fail(op, "dilation should be greater than zero")
+        if cin_w % groups:
+            _fail(op, "Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight of "
+                  "size %s instead" % (groups, groups, list(w.shape)))
         if cin != cin_w:
             _fail(op, "Given transposed=1, weight of size %s, expected input%s to have %d channels, but got %d "
                   "channels instead" % (list(w.shape), list(x.shape), cin_w, cin))
@@ -171,6 +175,16 @@ class Ops:
         if t_out < 1:
             _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
         b = self._bias(op, bias, cout)
+        if groups > 1 or dilation > 1:
+            # the dense kernel on an equivalent weight, made on the host: block-diagonal over the groups
+            # (group g's inputs reach only its outputs), taps dilation apart with zeros between them.
+            # The zeros add exact zeros, so the result is the grouped/dilated one; a grouped weight
+            # costs groups times the work (a kernel of its own is issue 12's to do).
+            wg, cin_g, ks_d = w.numpy(), cin // groups, dilation * (ks - 1) + 1
+            full = np.zeros((cin, cout, ks_d), np.float32)
+            for g in range(groups):
+                full[g * cin_g:(g + 1) * cin_g, g * cout_g:(g + 1) * cout_g, ::dilation] = wg[g * cin_g:(g + 1) * cin_g]
+            w, ks = self.ctx.tensor(full), ks_d
         k = self._kernel(op, "conv_transpose1d")
         outs = []
         for xi in self._rows(x, 2):

@@ -131,6 +131,26 @@ def test_conv_transpose1d(ops, rng, cin, cout, t_in, ks, stride, pad, out_pad, b
     check(got, want, 2 * cin * ks * EPS * absref + 1e-30)
 
 
+@pytest.mark.parametrize("cin,cout_g,t_in,ks,stride,pad,out_pad,groups,dil,batch", [
+    (4, 3, 9, 3, 2, 1, 1, 2, 1, None),    # groups of 2 channels
+    (6, 1, 17, 4, 2, 1, 0, 6, 1, 2),      # depthwise, a batch
+    (3, 5, 11, 3, 1, 0, 0, 1, 2, None),   # dilated
+    (8, 2, 13, 5, 3, 2, 1, 4, 3, None),   # both, output padding under the dilation
+])
+def test_conv_transpose1d_groups_dilation(ops, rng, cin, cout_g, t_in, ks, stride, pad, out_pad, groups, dil, batch):
+    x, w, b = rand(rng, *((batch,) if batch else ()), cin, t_in), rand(rng, cin, cout_g, ks), rand(rng, cout_g * groups)
+    kw = dict(stride=stride, padding=pad, output_padding=out_pad, groups=groups, dilation=dil)
+    got = ops.conv_transpose1d(x, w, b, **kw).numpy()
+    tx = t(x).double() if batch else t(x).double()[None]
+    want = F.conv_transpose1d(tx, t(w).double(), t(b).double(), **kw).numpy()
+    absref = F.conv_transpose1d(tx.abs(), t(np.abs(w)).double(), t(np.abs(b)).double(), **kw).numpy()
+    if not batch:
+        want, absref = want[0], absref[0]
+    check(got, want, 2 * (cin // groups) * ks * EPS * absref + 1e-30)
+    with pytest.raises(kcrt.Error, match="expected weight to be divisible by 4"):
+        ops.conv_transpose1d(rand(rng, 6, 5), rand(rng, 6, 1, 3), groups=4)
+
+
 @pytest.mark.parametrize("lead,k,n,bias", [((1,), 7, 5, True), ((3,), 1, 1, True), ((140,), 768, 67, True),
                                           ((2, 3), 33, 17, False), ((1,), 1030, 3, False), ((5,), 4, 9, True)])
 def test_linear(ops, rng, lead, k, n, bias):
