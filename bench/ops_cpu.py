@@ -144,6 +144,56 @@ def cases(ops, torch, torchaudio, rng):
     out.append(("layer_norm, ContentVec: 140 x 768",
                 lambda: ops.layer_norm(lx, 768, lg, lb).numpy(), lambda: F.layer_norm(tlx, (768,), tlg, tlb)))
 
+    # the rest of kcrt.nn's ops, one real shape each (so that every op has a row)
+    def pair(name, ours, theirs):
+        out.append((name, ours, theirs))
+    up = rng.standard_normal((1, 128, 4000)).astype(np.float32)
+    uw = (rng.standard_normal((128, 64, 4)) / 20).astype(np.float32)
+    tup, tuw = torch.from_numpy(up), torch.from_numpy(uw)
+    pair("conv_transpose1d, RVC 40k's third upsampler: 128 -> 64, kernel 4, stride 2, 4,000 steps",
+         lambda: ops.conv_transpose1d(up, uw, stride=2, padding=1).numpy(),
+         lambda: F.conv_transpose1d(tup, tuw, stride=2, padding=1))
+    fx = rng.standard_normal((1, 1, 16000)).astype(np.float32)
+    fw = (rng.standard_normal((512, 1, 10)) / 3).astype(np.float32)
+    tfx, tfw = torch.from_numpy(fx), torch.from_numpy(fw)
+    pair("conv1d strided, ContentVec's first layer: 1 -> 512, kernel 10, stride 5, 1 s at 16 kHz",
+         lambda: ops.conv1d(fx, fw, stride=5).numpy(), lambda: F.conv1d(tfx, tfw, stride=5))
+    sx = rng.standard_normal((12, 500, 500)).astype(np.float32)
+    tsx = torch.from_numpy(sx)
+    pair("softmax, HuBERT's scores: 12 x 500 rows of 500", lambda: ops.softmax(sx, -1).numpy(),
+         lambda: torch.softmax(tsx, -1))
+    lx1 = rng.standard_normal((1, 1026)).astype(np.float32)
+    tlx1 = torch.from_numpy(lx1)
+    pair("log_softmax, XTTS's next audio token: 1 x 1,026", lambda: ops.log_softmax(lx1, -1).numpy(),
+         lambda: torch.log_softmax(tlx1, -1))
+    gx1 = rng.standard_normal((140, 3072)).astype(np.float32)
+    tgx1 = torch.from_numpy(gx1)
+    pair("gelu, HuBERT's FFN: 140 x 3,072", lambda: ops.gelu(gx1).numpy(), lambda: F.gelu(tgx1))
+    hx = rng.standard_normal((128, 4000)).astype(np.float32)
+    thx = torch.from_numpy(hx)
+    pair("leaky_relu, HiFi-GAN: 128 x 4,000", lambda: ops.leaky_relu(hx, 0.1).numpy(), lambda: F.leaky_relu(thx, 0.1))
+    pair("add, a residual: 128 x 4,000", lambda: ops.add(hx, hx).numpy(), lambda: torch.add(thx, thx))
+    tx48 = rng.standard_normal(48000).astype(np.float32)
+    ttx48 = torch.from_numpy(tx48)
+    pair("tanh, the generator's output: 1 s at 48 kHz", lambda: ops.tanh(tx48).numpy(), lambda: torch.tanh(ttx48))
+    mel_p = np.abs(rng.standard_normal((128, 1001))).astype(np.float32)
+    tmel = torch.from_numpy(mel_p)
+    pair("log(clamp(mel, min=1e-5)), RMVPE's log-mel: 128 x 1,001",
+         lambda: ops.log(ops.clamp(mel_p, min=1e-5)).numpy(), lambda: torch.log(torch.clamp(tmel, min=1e-5)))
+    pa = rng.standard_normal((1, 160000)).astype(np.float32)
+    tpa = torch.from_numpy(pa)
+    pair("pad reflect, RVC's STFT front end: 512 each side of 10 s at 16 kHz",
+         lambda: ops.pad(pa, (512, 512), mode="reflect").numpy(), lambda: F.pad(tpa[None], (512, 512), mode="reflect"))
+    ff = rng.uniform(80, 400, (1, 1, 1000)).astype(np.float32)
+    tff = torch.from_numpy(ff)
+    pair("interpolate nearest, f0 to 48 kHz: 1,000 frames x 480",
+         lambda: ops.interpolate(ff, scale_factor=480).numpy(), lambda: F.interpolate(tff, scale_factor=480))
+    ma, mb = (rng.standard_normal((12, 500, 64)).astype(np.float32),
+              rng.standard_normal((12, 64, 500)).astype(np.float32))
+    tma, tmb = torch.from_numpy(ma), torch.from_numpy(mb)
+    pair("matmul batched, HuBERT's q k^T: 12 x (500 x 64 @ 64 x 500)", lambda: ops.matmul(ma, mb).numpy(),
+         lambda: torch.matmul(tma, tmb))
+
     try:
         import aubio
 
