@@ -316,8 +316,7 @@ class Ops:
 
     def matmul(self, input, other):
         """torch.matmul on float32: 1-D, 2-D and batched (..., M, K) @ (..., K, N) with the batch dims
-        broadcast; gemm per batch item (a batched input is split on the host: kernels take whole
-        buffers)."""
+        broadcast; gemm for one product, one bmm launch for a batch (kernels/bmm.kc)."""
         return self._matmul("matmul", self._tensor("matmul", "input", input), self._tensor("matmul", "other", other))
 
     def bmm(self, input, mat2):
@@ -345,21 +344,30 @@ class Ops:
         except ValueError:
             _fail(op, "The size of tensor a (%s) must match the size of tensor b (%s) at a non-singleton dimension"
                   % (list(a2.shape[:-2]), list(b2.shape[:-2])))
-        gemm, zeros = self._kernel(op, "gemm"), self._zeros(n)
-
-        def product(x, w):
-            y = Tensor(self.ctx.buffer(_bytes(m * n)), (m, n), np.float32)
-            if m and n:
-                gemm.launch(m, n, k, False, 0, 0.0, x, w, zeros, y)  # C = A B: B is K x N, as matmul's other
-            return y
-        if not batch:
-            outs = [product(a2, b2)]
-        else:
-            av = np.broadcast_to(a2.numpy(), batch + (m, k)).reshape(-1, m, k)
-            bv = np.broadcast_to(b2.numpy(), batch + (k, n)).reshape(-1, k, n)
-            outs = [product(self.ctx.tensor(x), self.ctx.tensor(w)) for x, w in zip(av, bv)]
         shape = batch + ((m,) if len(a.shape) > 1 else ()) + ((n,) if len(b.shape) > 1 else ())
-        return self._stack(outs, shape) if outs else self._zeros(shape)
+        items = int(np.prod(batch, dtype=np.int64))
+        if items * m * n == 0:
+            return self._zeros(shape)
+        y = Tensor(self.ctx.buffer(_bytes(items * m * n)), shape, np.float32)
+        if not batch:
+            self._kernel(op, "gemm").launch(m, n, k, False, 0, 0.0, a2, b2, self._zeros(n), y)
+            return y
+        # one bmm launch for the whole batch: an operand whose batch dims are all 1 is read by every
+        # item (stride 0); one broadcast over only some dims is expanded on the host first
+        a3, sa = self._batch_operand(a2, batch, m * k)
+        b3, sb = self._batch_operand(b2, batch, k * n)
+        self._kernel(op, "bmm").launch(items, m, n, k, sa, sb, False, 0, 0.0, a3, b3, self._zeros(n), y)
+        return y
+
+    def _batch_operand(self, t, batch, size):
+        """t (..., R, C) for bmm over the batch dims `batch`: the tensor and
+        its batch stride in floats."""
+        tb = t.shape[:-2]
+        if int(np.prod(tb, dtype=np.int64)) == 1:
+            return t, 0
+        if tuple(tb) == tuple(batch):
+            return t, size
+        return self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(t.numpy(), batch + t.shape[-2:]))), size
 
     def _linear_f16(self, op, input, weight, bias):
         """linear on float16 tensors (kernels/gemm_f16.kc): half storage,

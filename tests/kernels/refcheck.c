@@ -274,6 +274,20 @@ static int gemm(run *r)
     return 0;
 }
 
+static int bmm(run *r)
+{
+    int batch = iparam(r, "batch"), M = iparam(r, "M"), N = iparam(r, "N"), K = iparam(r, "K");
+    int sa = iparam(r, "sa"), sb = iparam(r, "sb");
+    const float *A = input(r, "A", (long)(batch - 1) * sa + (long)M * K),
+                *B = input(r, "B", (long)(batch - 1) * sb + (long)K * N), *bias = input(r, "bias", N);
+    float *C = zeros((long)batch * M * N);
+    kc_ref_bmm(batch, M, N, K, sa, sb, iparam(r, "has_bias") != 0, iparam(r, "act"), (float)param(r, "alpha"), A, B,
+               bias, C);
+    output(r, C, (long)batch * M * N);
+    free(C);
+    return 0;
+}
+
 static int gemv(run *r)
 {
     int N = iparam(r, "N"), K = iparam(r, "K");
@@ -364,6 +378,7 @@ static const struct {
     {"gru_step", gru_step},
     {"gemm_f16", gemm_f16},
     {"gemm", gemm},
+    {"bmm", bmm},
     {"gemv", gemv},
     {"softmax", softmax},
     {"layernorm", layernorm},

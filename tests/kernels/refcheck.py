@@ -368,6 +368,17 @@ def cases(rng):
             params = dict(M=M, N=N, K=K, has_bias=has_bias, act=act, alpha=0.2)
             yield "gemm", params, dict(A=A, B=B, bias=bias), act_np(act, 0.2, want)
 
+    # bmm: numpy's batched matmul; a stride of 0 broadcasts that operand, as torch.matmul's batch dims do
+    for (batch, M, N, K, bcast) in ((1, 1, 1, 1, ""), (3, 5, 7, 9, ""), (4, 17, 6, 33, "a"), (2, 9, 130, 5, "b"),
+                                    (5, 1, 3, 2, "")):
+        A = f32(rng, 1 if bcast == "a" else batch, M, K)
+        B = f32(rng, 1 if bcast == "b" else batch, K, N)
+        bias = f32(rng, N)
+        want = np.matmul(A.astype(np.float64), B.astype(np.float64)) + bias
+        params = dict(batch=batch, M=M, N=N, K=K, sa=0 if bcast == "a" else M * K, sb=0 if bcast == "b" else K * N,
+                      has_bias=1, act=3, alpha=0.2)
+        yield "bmm", params, dict(A=A, B=B, bias=bias), act_np(3, 0.2, np.broadcast_to(want, (batch, M, N)))
+
     for (N, K) in ((1, 1), (5, 3), (33, 130), (17, 1023), (70, 257)):
         for has_bias in (0, 1):
             W, x, bias = f32(rng, N, K), f32(rng, K), f32(rng, N)

@@ -376,6 +376,13 @@ void kc_ref_gemm(int M, int N, int K, bool has_bias, int act, float alpha, const
         }
 }
 
+void kc_ref_bmm(int batch, int M, int N, int K, int sa, int sb, bool has_bias, int act, float alpha, const float *A,
+                const float *B, const float *bias, float *C)
+{
+    for (int b = 0; b < batch; b++)
+        kc_ref_gemm(M, N, K, has_bias, act, alpha, A + (long)b * sa, B + (long)b * sb, bias, C + (long)b * M * N);
+}
+
 void kc_ref_gemv(int N, int K, bool has_bias, const float *W, const float *x, const float *bias, float *y)
 {
     for (int n = 0; n < N; n++) {

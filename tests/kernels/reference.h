@@ -106,6 +106,11 @@ void kc_ref_saxpy(int n, float a, const float *x, float *y);
 void kc_ref_gemm(int M, int N, int K, bool has_bias, int act, float alpha, const float *A, const float *B,
                  const float *bias, float *C);
 
+/* bmm.kc: C[b] (M x N, packed) = act(A[b] · B[b] + bias) for b < batch,
+ * A[b] starting at float b sa of A and B[b] at b sb of B (0: broadcast) */
+void kc_ref_bmm(int batch, int M, int N, int K, int sa, int sb, bool has_bias, int act, float alpha, const float *A,
+                const float *B, const float *bias, float *C);
+
 /* y (N) = W (N x K) · x (K) + bias (N, when has_bias) */
 void kc_ref_gemv(int N, int K, bool has_bias, const float *W, const float *x, const float *bias, float *y);
 

@@ -1317,6 +1317,66 @@ static void test_gemm(void **state)
     kd_report("gemm (a sample of its variants)", nv, kd_info("gemm")->tolerance);
 }
 
+/* ---- bmm ------------------------------------------------------------------------------------- */
+
+/* gemm's bound per batch item. A and B are drawn whole (a broadcast
+ * operand once), so an item that read another's matrix, or a matrix
+ * shifted by a float, is far off. */
+typedef struct bmm_shape {
+    int batch, M, N, K;
+    bool bcast_a, bcast_b, has_bias;
+    int act;
+} bmm_shape;
+
+static void bmm_case(rt_rng *r, bmm_shape s, const char *const *v, int nv)
+{
+    int sa = s.bcast_a ? 0 : s.M * s.K, sb = s.bcast_b ? 0 : s.K * s.N;
+    size_t na = (size_t)(s.batch - 1) * sa + (size_t)s.M * s.K, nb = (size_t)(s.batch - 1) * sb + (size_t)s.K * s.N;
+    size_t nc = (size_t)s.batch * s.M * s.N;
+    float *A = kd_uniform(r, na, -1, 1), *B = kd_uniform(r, nb, -1, 1), *bias = kd_uniform(r, (size_t)s.N, -1, 1);
+    float *want = kd_alloc(nc), *S = kd_alloc(nc);
+    double *bound = kd_bounds(nc);
+    kc_ref_bmm(s.batch, s.M, s.N, s.K, sa, sb, s.has_bias, s.act, 0.1f, A, B, bias, want);
+    float *aA = kd_abs(A, na), *aB = kd_abs(B, nb), *abias = kd_abs(bias, (size_t)s.N);
+    kc_ref_bmm(s.batch, s.M, s.N, s.K, sa, sb, s.has_bias, KC_REF_ACT_NONE, 0, aA, aB, abias, S);
+    double lip = s.act == KC_REF_ACT_GELU ? 1.13 : 1;
+    for (size_t i = 0; i < nc; i++)
+        bound[i] = lip * gamma_n(s.K + 2) * S[i] + 4 * KD_U * (S[i] + fabs(want[i]));
+    kcrt_buffer *bA = kd_in(A, na, true), *bB = kd_in(B, nb, true), *bbias = kd_in(bias, (size_t)s.N, false);
+    kcrt_buffer *bC = kd_out(nc);
+    kd_case c = {.kernel = "bmm", .nargs = 13, .out = bC, .n = nc, .want = want, .bound = bound,
+                 .l2tol = kd_info("bmm")->tolerance};
+    snprintf(c.shape, sizeof c.shape, "batch=%d M=%d N=%d K=%d sa=%d sb=%d has_bias=%d act=%d", s.batch, s.M, s.N,
+             s.K, sa, sb, s.has_bias, s.act);
+    kcrt_arg args[] = {KCRT_I32(s.batch), KCRT_I32(s.M),  KCRT_I32(s.N),    KCRT_I32(s.K),     KCRT_I32(sa),
+                       KCRT_I32(sb),      KCRT_BOOL(s.has_bias), KCRT_I32(s.act), KCRT_F32(0.1f), KCRT_BUF(bA),
+                       KCRT_BUF(bB),      KCRT_BUF(bbias), KCRT_BUF(bC)};
+    memcpy(c.args, args, sizeof args);
+    kd_run(&c, v, nv);
+    kcrt_buffer_free(bA), kcrt_buffer_free(bB), kcrt_buffer_free(bbias), kcrt_buffer_free(bC);
+    free(A), free(B), free(bias), free(want), free(S), free(bound), free(aA), free(aB), free(abias);
+}
+
+/* One item of one element; items that start inside float4s (M K and K N
+ * odd); either operand broadcast; more items than rows (M = 1, decode);
+ * past the largest tile in a batch of 2; bias and every activation. */
+static const bmm_shape bmm_cases[] = {
+    {1, 1, 1, 1, false, false, false, 0}, {3, 5, 7, 9, false, false, true, 1}, {4, 17, 6, 33, true, false, false, 2},
+    {2, 9, 131, 5, false, true, true, 3}, {7, 1, 3, 2, false, false, false, 0}, {2, 130, 6, 67, false, false, true, 0},
+};
+
+static void test_bmm(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x6f);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("bmm", v, KD_SAMPLE, &r);
+    kd_begin();
+    for (size_t i = 0; i < sizeof bmm_cases / sizeof bmm_cases[0]; i++)
+        bmm_case(&r, bmm_cases[i], v, nv);
+    kd_report("bmm (a sample of its variants)", nv, kd_info("bmm")->tolerance);
+}
+
 /* ---- gemv ------------------------------------------------------------------------------------ */
 
 /* y = W x + bias: K products and a bias, within gamma(K + 1) S, S = |bias|
@@ -1830,7 +1890,7 @@ static void test_real_shapes(void **state)
 {
     (void)state;
     rt_rng r = kd_rng(0x7e);
-    static const char *kernels[] = {"saxpy",  "gemm",   "gemv",
+    static const char *kernels[] = {"saxpy",  "gemm",   "bmm", "gemv",
                                     "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
@@ -1889,6 +1949,11 @@ static void test_real_shapes(void **state)
                 pad1d_case(&r, I("rows", 1), I("t_in", 0), I("left", 0), I("right", 0), I("mode", 0), v, nv);
             else if (!strcmp(kernels[k], "gemm"))
                 gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, v, nv);
+            else if (!strcmp(kernels[k], "bmm"))
+                bmm_case(&r,
+                         (bmm_shape){I("batch", 1), I("M", 0), I("N", 0), I("K", 0), I("sa", 1) == 0, I("sb", 1) == 0,
+                                     true, I("act", 0)},
+                         v, nv);
             else if (!strcmp(kernels[k], "gemv"))
                 gemv_case(&r, I("N", 0), I("K", 0), true, v, nv);
             else if (!strcmp(kernels[k], "softmax"))
@@ -1923,7 +1988,7 @@ static void test_real_shapes(void **state)
 static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
-    static const char *tested[] = {"saxpy",  "gemm",   "gemv",
+    static const char *tested[] = {"saxpy",  "gemm",   "bmm", "gemv",
                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
@@ -2008,6 +2073,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_conv1d_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv_transpose1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemm, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_bmm, kd_load, kd_unload),
     };
     kd_seed = kd_pick_seed();
     fprintf(stderr, "test_kernels_device: seed %llu (KC_TEST_SEED=%llu replays this run)\n",
