@@ -68,6 +68,13 @@ def ops(torch, dev):
         c = torch.empty(s["m"], s["n"], device=dev)
         return "torch.matmul", lambda: torch.matmul(a, b, out=c)
 
+    def bmm(s):  # act 0, no bias (kc.yaml's shapes); a stride of 0 is a broadcast operand
+        bt = s["batch"]
+        a = rnd(1 if s["sa"] == 0 else bt, s["M"], s["K"]).expand(bt, s["M"], s["K"])
+        b = rnd(1 if s["sb"] == 0 else bt, s["K"], s["N"]).expand(bt, s["K"], s["N"])
+        c = torch.empty(bt, s["M"], s["N"], device=dev)
+        return "torch.bmm", lambda: torch.bmm(a, b, out=c)
+
     def gemv(s):  # has_bias true: y = W x + bias
         w, x, bias = rnd(s["N"], s["K"]), rnd(s["K"]), rnd(s["N"])
         y = torch.empty(s["N"], device=dev)
@@ -90,9 +97,10 @@ def ops(torch, dev):
             F.conv1d(x, w, b, padding=s["pad"], dilation=s["dil"]), f, inplace=True)
 
     def conv_transpose1d(s):
-        x, w, b = rnd(1, s["cin"], s["t_in"]), rnd(s["cin"], s["cout"], s["ks"]), rnd(s["cout"])
+        g = s.get("groups", 1)
+        x, w, b = rnd(1, s["cin"], s["t_in"]), rnd(s["cin"], s["cout"] // g, s["ks"]), rnd(s["cout"])
         return "F.conv_transpose1d", lambda: F.conv_transpose1d(
-            x, w, b, stride=s["stride"], padding=s["pad"], output_padding=s["out_pad"])
+            x, w, b, stride=s["stride"], padding=s["pad"], output_padding=s["out_pad"], groups=g)
 
     def attention(s, dtype=torch.float32):  # also attention_decode: the same op
         bh, lq, lk = s["bh"], s["lq"], s["lk"]
@@ -126,7 +134,7 @@ def ops(torch, dev):
         what, fn = attention(s, torch.float16)
         return what + " (float16)", fn
 
-    return {"saxpy": saxpy, "gemm": gemm, "matmul": matmul, "gemv": gemv, "softmax": softmax,
+    return {"saxpy": saxpy, "gemm": gemm, "matmul": matmul, "bmm": bmm, "gemv": gemv, "softmax": softmax,
             "layernorm": layernorm, "conv1d": conv1d, "conv_transpose1d": conv_transpose1d,
             "attention": attention, "attention_decode": attention,
             "attention_f16": half_attention, "attention_decode_f16": half_attention,

@@ -9,8 +9,9 @@ Inputs are float32 numpy arrays or kcrt.Tensors (float16 for linear,
 conv1d and scaled_dot_product_attention too); results are kcrt.Tensors
 that stay on the device. Argument names, defaults, shapes and results are
 torch's; a wrong shape or type is a kcrt.Error with torch's words. What the
-shipped kernels do not cover yet (groups, strided conv1d, softmax over
-another dimension) is a kcrt.Error that says so, never a wrong answer.
+shipped kernels do not cover (softmax over another than the last
+dimension, a float16 strided or grouped conv1d) is a kcrt.Error that says
+so, or a documented detour, never a wrong answer.
 The module-level functions use kcrt.default_context() and the bundle at
 $KCRT_BUNDLE, else the installed share/kc/rvc.kcb. docs/python.md lists each op and its kernel.
 """
@@ -175,21 +176,18 @@ class Ops:
         if t_out < 1:
             _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
         b = self._bias(op, bias, cout)
-        if groups > 1 or dilation > 1:
-            # the dense kernel on an equivalent weight, made on the host: block-diagonal over the groups
-            # (group g's inputs reach only its outputs), taps dilation apart with zeros between them.
-            # The zeros add exact zeros, so the result is the grouped/dilated one; a grouped weight
-            # costs groups times the work (a kernel of its own is issue 12's to do).
-            wg, cin_g, ks_d = w.numpy(), cin // groups, dilation * (ks - 1) + 1
-            full = np.zeros((cin, cout, ks_d), np.float32)
-            for g in range(groups):
-                full[g * cin_g:(g + 1) * cin_g, g * cout_g:(g + 1) * cout_g, ::dilation] = wg[g * cin_g:(g + 1) * cin_g]
-            w, ks = self.ctx.tensor(full), ks_d
-        k = self._kernel(op, "conv_transpose1d")
+        if dilation > 1:
+            # taps dilation apart: the kernel on an equivalent weight with zeros between them, made on
+            # the host (the zeros add exact zeros; dilated transposed convolutions are rare enough
+            # that the dilation - 1 wasted taps of ks are not worth a design of their own)
+            wd = np.zeros((cin, cout_g, dilation * (ks - 1) + 1), np.float32)
+            wd[:, :, ::dilation] = w.numpy()
+            w, ks = self.ctx.tensor(wd), wd.shape[2]
+        k = self._kernel(op, "conv_transpose1d")  # groups in the kernel: each group a dense layer of its own
         outs = []
         for xi in self._rows(x, 2):
             y = Tensor(self.ctx.buffer(_bytes(cout * t_out)), (cout, t_out), np.float32)
-            k.launch(cin, cout, t_in, ks, stride, padding, output_padding, xi, w, b, y)
+            k.launch(cin, cout, t_in, ks, stride, padding, output_padding, groups, xi, w, b, y)
             outs.append(y)
         return self._stack(outs, x.shape[:-2] + (cout, t_out))
 

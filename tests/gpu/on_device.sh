@@ -183,7 +183,7 @@ on cuda && pytests cuda
 on vulkan && pytests vulkan
 if [ "$python_only" = 1 ]; then
     half=(--kernel gemm --kernel gemm_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention --kernel attention_f16
-        --kernel attention_decode --kernel attention_decode_f16)
+        --kernel attention_decode --kernel attention_decode_f16 --kernel bmm --kernel conv_transpose1d)
     for b in cuda vulkan; do
         on $b || continue
         say "kc bench of the float16 kernels and their float32 ones through $b (default variants)"

@@ -351,11 +351,12 @@ static int conv_transpose1d(run *r)
 {
     int cin = iparam(r, "cin"), cout = iparam(r, "cout"), t_in = iparam(r, "t_in"), ks = iparam(r, "ks");
     int stride = iparam(r, "stride"), pad = iparam(r, "pad"), out_pad = iparam(r, "out_pad");
+    int groups = iparam(r, "groups");
     long t_out = kc_ref_conv_transpose1d_len(t_in, ks, stride, pad, out_pad);
-    const float *x = input(r, "x", (long)cin * t_in), *w = input(r, "w", (long)cin * cout * ks);
+    const float *x = input(r, "x", (long)cin * t_in), *w = input(r, "w", (long)cin * (cout / groups) * ks);
     const float *bias = input(r, "bias", cout);
     float *y = zeros(cout * t_out);
-    kc_ref_conv_transpose1d(cin, cout, t_in, ks, stride, pad, out_pad, x, w, bias, y);
+    kc_ref_conv_transpose1d(cin, cout, t_in, ks, stride, pad, out_pad, groups, x, w, bias, y);
     output(r, y, cout * t_out);
     free(y);
     return 0;

@@ -437,7 +437,16 @@ def cases(rng):
         if out_pad == 0:  # the identity as written covers no output padding
             stuffed = convt_zero_stuffed(x, w, bias, stride, pad, out_pad)
             assert rel_l2(want, stuffed) < 1e-12, "conv_transpose1d: numpy formulation != zero stuffing"
-        params = dict(cin=cin, cout=cout, t_in=t_in, ks=ks, stride=stride, pad=pad, out_pad=out_pad)
+        params = dict(cin=cin, cout=cout, t_in=t_in, ks=ks, stride=stride, pad=pad, out_pad=out_pad, groups=1)
+        yield "conv_transpose1d", params, dict(x=x, w=w, bias=bias), want
+    # groups: the dense formulation per group (its input channels, its outputs), concatenated
+    for (cin, cout, t_in, ks, stride, pad, out_pad, groups) in ((6, 4, 9, 4, 2, 1, 0, 2), (5, 5, 8, 3, 3, 0, 1, 5),
+                                                                 (3, 9, 7, 16, 10, 3, 0, 3)):
+        cig, cog = cin // groups, cout // groups
+        x, w, bias = f32(rng, cin, t_in), f32(rng, cin, cog, ks), f32(rng, cout)
+        want = np.concatenate([convt_np(x[g * cig:(g + 1) * cig], w[g * cig:(g + 1) * cig],
+                                        bias[g * cog:(g + 1) * cog], stride, pad, out_pad) for g in range(groups)])
+        params = dict(cin=cin, cout=cout, t_in=t_in, ks=ks, stride=stride, pad=pad, out_pad=out_pad, groups=groups)
         yield "conv_transpose1d", params, dict(x=x, w=w, bias=bias), want
 
 

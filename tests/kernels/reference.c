@@ -476,21 +476,23 @@ int kc_ref_conv_transpose1d_len(int t_in, int ks, int stride, int pad, int out_p
     return (t_in - 1) * stride - 2 * pad + ks + out_pad;
 }
 
-void kc_ref_conv_transpose1d(int cin, int cout, int t_in, int ks, int stride, int pad, int out_pad,
+void kc_ref_conv_transpose1d(int cin, int cout, int t_in, int ks, int stride, int pad, int out_pad, int groups,
                              const float *x, const float *w, const float *bias, float *y)
 {
     int t_out = kc_ref_conv_transpose1d_len(t_in, ks, stride, pad, out_pad);
+    int cin_g = cin / groups, cout_g = cout / groups;
     double *acc = calloc((size_t)cout * (size_t)(t_out > 0 ? t_out : 1), sizeof(double));
     if (!acc)
         abort();
     for (int c = 0; c < cin; c++)
         for (int s = 0; s < t_in; s++)
-            for (int o = 0; o < cout; o++)
+            for (int og = 0; og < cout_g; og++)
                 for (int j = 0; j < ks; j++) {
                     int t = s * stride + j - pad; /* the full result, shifted by pad */
+                    int o = c / cin_g * cout_g + og; /* c's group's outputs */
                     if (t >= 0 && t < t_out)
                         acc[(long)o * t_out + t] +=
-                            (double)x[(long)c * t_in + s] * w[((long)c * cout + o) * ks + j];
+                            (double)x[(long)c * t_in + s] * w[((long)c * cout_g + og) * ks + j];
                 }
     for (int o = 0; o < cout; o++)
         for (int t = 0; t < t_out; t++)

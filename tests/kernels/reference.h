@@ -137,8 +137,9 @@ void kc_ref_conv1d(int cin, int cout, int t_in, int ks, int dil, int pad, float 
 
 /* conv_transpose1d's output length: (t_in - 1) stride - 2 pad + ks + out_pad */
 int kc_ref_conv_transpose1d_len(int t_in, int ks, int stride, int pad, int out_pad);
-/* y (cout x t_out) = ConvTranspose1d(x (cin x t_in), w (cin x cout x ks)) + bias, PyTorch's semantics */
-void kc_ref_conv_transpose1d(int cin, int cout, int t_in, int ks, int stride, int pad, int out_pad,
+/* y (cout x t_out) = ConvTranspose1d(x (cin x t_in), w (cin x cout/groups x ks), groups) + bias, PyTorch's
+ * semantics; groups divides cin and cout */
+void kc_ref_conv_transpose1d(int cin, int cout, int t_in, int ks, int stride, int pad, int out_pad, int groups,
                              const float *x, const float *w, const float *bias, float *y);
 
 #endif

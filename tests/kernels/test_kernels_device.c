@@ -1672,6 +1672,7 @@ static void test_group_norm(void **state)
 typedef struct conv_shape {
     int cin, cout, t_in, ks, a, b, c; /* conv1d: dil, pad, -; conv_transpose1d: stride, pad, out_pad */
     float slope;
+    int groups; /* conv_transpose1d; 0 reads as 1 */
 } conv_shape;
 
 static void conv1d_case(rt_rng *r, conv_shape s, bool half, const char *const *v, int nv)
@@ -1761,39 +1762,41 @@ static void test_conv1d_f16(void **state)
 
 /* ---- conv_transpose1d ------------------------------------------------------------------------ */
 
-/* An output takes ceil(ks / stride) taps of each input channel at most:
- * within gamma(cin ceil(ks / stride) + 1) S, S from the reference on
- * absolute values; outputs no tap reaches are the bias, exactly. */
+/* An output takes ceil(ks / stride) taps of each input channel of its
+ * group at most: within gamma(cin_g ceil(ks / stride) + 1) S, S from the
+ * reference on absolute values; outputs no tap reaches are the bias,
+ * exactly. */
 static void convt_case(rt_rng *r, conv_shape s, const char *const *v, int nv)
 {
-    int stride = s.a, pad = s.b, out_pad = s.c,
+    int stride = s.a, pad = s.b, out_pad = s.c, groups = s.groups ? s.groups : 1,
         t_out = kc_ref_conv_transpose1d_len(s.t_in, s.ks, stride, pad, out_pad);
-    size_t nx = (size_t)s.cin * s.t_in, nw = (size_t)s.cin * s.cout * s.ks, ny = (size_t)s.cout * t_out;
+    size_t nx = (size_t)s.cin * s.t_in, nw = (size_t)s.cin * (s.cout / groups) * s.ks, ny = (size_t)s.cout * t_out;
     float *x = kd_uniform(r, nx, -1, 1), *w = kd_uniform(r, nw, -1, 1),
           *bias = kd_uniform(r, (size_t)s.cout, -1, 1);
     float *want = kd_alloc(ny), *S = kd_alloc(ny);
     double *bound = kd_bounds(ny);
-    kc_ref_conv_transpose1d(s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, x, w, bias, want);
+    kc_ref_conv_transpose1d(s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, groups, x, w, bias, want);
     float *ax = kd_abs(x, nx), *aw = kd_abs(w, nw), *ab = kd_abs(bias, (size_t)s.cout);
-    kc_ref_conv_transpose1d(s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, ax, aw, ab, S);
-    int taps = s.cin * ((s.ks + stride - 1) / stride);
+    kc_ref_conv_transpose1d(s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, groups, ax, aw, ab, S);
+    int taps = s.cin / groups * ((s.ks + stride - 1) / stride);
     for (size_t i = 0; i < ny; i++)
         bound[i] = gamma_n(taps + 2) * S[i] + KD_U * fabs(want[i]);
     kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(w, nw, false),
                 *bb = kd_in(bias, (size_t)s.cout, false);
     kcrt_buffer *by = kd_out(ny);
     kd_case c = {.kernel = "conv_transpose1d",
-                 .nargs = 11,
+                 .nargs = 12,
                  .out = by,
                  .n = ny,
                  .want = want,
                  .bound = bound,
                  .l2tol = kd_info("conv_transpose1d")->tolerance};
-    snprintf(c.shape, sizeof c.shape, "cin=%d cout=%d t_in=%d ks=%d stride=%d pad=%d out_pad=%d (t_out %d)",
-             s.cin, s.cout, s.t_in, s.ks, stride, pad, out_pad, t_out);
+    snprintf(c.shape, sizeof c.shape,
+             "cin=%d cout=%d t_in=%d ks=%d stride=%d pad=%d out_pad=%d groups=%d (t_out %d)", s.cin, s.cout, s.t_in,
+             s.ks, stride, pad, out_pad, groups, t_out);
     kcrt_arg args[] = {KCRT_I32(s.cin),  KCRT_I32(s.cout), KCRT_I32(s.t_in),  KCRT_I32(s.ks),
-                       KCRT_I32(stride), KCRT_I32(pad),    KCRT_I32(out_pad), KCRT_BUF(bx),
-                       KCRT_BUF(bw),     KCRT_BUF(bb),     KCRT_BUF(by)};
+                       KCRT_I32(stride), KCRT_I32(pad),    KCRT_I32(out_pad), KCRT_I32(groups),
+                       KCRT_BUF(bx),     KCRT_BUF(bw),     KCRT_BUF(bb),      KCRT_BUF(by)};
     memcpy(c.args, args, sizeof args);
     kd_run(&c, v, nv);
     kcrt_buffer_free(bx), kcrt_buffer_free(bw), kcrt_buffer_free(bb), kcrt_buffer_free(by);
@@ -1810,11 +1813,14 @@ static void test_conv_transpose1d(void **state)
     /* a single tap; HiFi-GAN's ks 16, stride 10, pad 3; output padding;
      * a stride longer than the kernel (phases no tap reaches: bias only)
      * and out_pad > pad (samples past the full result); channels and
-     * steps one past the largest tiles */
+     * steps one past the largest tiles; groups: two, depthwise (one
+     * channel each: three quarters of every 4-channel chunk past the
+     * group), and groups of more outputs than the largest tile */
     static const conv_shape cases[] = {
-        {1, 1, 1, 1, 1, 0, 0, 0},   {5, 7, 13, 16, 10, 3, 0, 0}, {9, 35, 29, 4, 2, 1, 1, 0},
-        {3, 4, 10, 3, 5, 0, 2, 0},  {6, 5, 11, 7, 3, 4, 2, 0},   {17, 129, 30, 16, 10, 3, 0, 0},
-        {4, 3, 260, 5, 1, 2, 0, 0},
+        {1, 1, 1, 1, 1, 0, 0, 0, 1},       {5, 7, 13, 16, 10, 3, 0, 0, 1}, {9, 35, 29, 4, 2, 1, 1, 0, 1},
+        {3, 4, 10, 3, 5, 0, 2, 0, 1},      {6, 5, 11, 7, 3, 4, 2, 0, 1},   {17, 129, 30, 16, 10, 3, 0, 0, 1},
+        {4, 3, 260, 5, 1, 2, 0, 0, 1},     {6, 4, 9, 4, 2, 1, 0, 0, 2},    {7, 7, 12, 3, 3, 0, 1, 0, 7},
+        {10, 260, 6, 16, 10, 3, 0, 0, 2},
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++)
@@ -1973,7 +1979,7 @@ static void test_real_shapes(void **state)
             else
                 convt_case(&r,
                            (conv_shape){I("cin", 0), I("cout", 0), I("t_in", 0), I("ks", 0), I("stride", 1),
-                                        I("pad", 0), I("out_pad", 0), 0},
+                                        I("pad", 0), I("out_pad", 0), 0, I("groups", 1)},
                            v, nv);
 #undef I
         }
