@@ -7,6 +7,7 @@
  * limit) is left out with a note, as the tuner would record it.
  */
 #include "bundle_private.h"
+#include "kc_binres.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,24 @@ static void kernel_done(progress *pr, const char *kernel, long variants)
     fflush(pr->log);
 }
 
+/* Does the compiled variant spill registers or use scratch (kc_binres.h)?
+ * The first one's description goes to first. */
+static bool spills(const kc_bundle_variant *v, kc_buf *first)
+{
+    kc_binres r;
+    char err[160];
+    if (!kc_binres_read(v->target, v->blob.data, v->blob.size, &r, err, sizeof(err)) || !kc_binres_spills(&r))
+        return false;
+    if (!first->len) {
+        kc_buf_printf(first, "%s for %s: ", *v->tunables ? v->tunables : "the one variant", v->target);
+        if (r.vgpr_spills >= 0)
+            kc_buf_printf(first, "%ld VGPRs and %ld SGPRs spilled, ", r.vgpr_spills, r.sgpr_spills);
+        kc_buf_printf(first, "%ld bytes of %s a %s", r.scratch_bytes, r.vgprs >= 0 ? "scratch" : "local stack",
+                      r.vgprs >= 0 ? "lane" : "thread");
+    }
+    return true;
+}
+
 /* Compiles one kernel's variants for every target. */
 static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *const *targets, int ntargets,
                          const kc_build_options *o, kc_vec *variants, progress *pr)
@@ -102,8 +121,8 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
     else
         collect(&jobs, &def);
     bool ok = true;
-    long left_out = 0;
-    kc_buf first_failure = {0};
+    long left_out = 0, spilling = 0;
+    kc_buf first_failure = {0}, first_spill = {0};
     for (int t = 0; t < ntargets; t++) {
         for (int i = 0; i < jobs.bindings.len; i++) {
             const kc_ir_binding *b = jobs.bindings.items[i];
@@ -118,6 +137,8 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
             v->target = targets[t]->name;
             if (kc_build_variant_with(prog, bk->kernel, b, targets[t], &o->target, &v->blob, d)) {
                 kc_vec_push(a, variants, v);
+                if (spills(v, &first_spill))
+                    spilling++;
             } else if (is_default) {
                 ok = false;
             } else {
@@ -135,7 +156,16 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
         fprintf(pr->log, "kc build: note: %ld variant%s of '%s' do not compile and are left out; the first, %s", left_out,
                 left_out == 1 ? "" : "s", bk->kernel->name, first_failure.data);
     }
+    if (spilling && !pr->quiet) {
+        if (pr->tty)
+            fputc('\n', pr->log);
+        fprintf(pr->log,
+                "kc build: note: %ld variant%s of '%s' spill registers or use scratch memory (slow on a GPU; "
+                "`kc info` lists them): the first, %s\n",
+                spilling, spilling == 1 ? "" : "s", bk->kernel->name, first_spill.data);
+    }
     kc_buf_free(&first_failure);
+    kc_buf_free(&first_spill);
     return ok;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kc_binres.h"
 #include "kcrt_internal.h"
 
 kc_bundle *kc_bundle_open(const char *path, bool writable, char *err, size_t errlen)
@@ -153,6 +154,29 @@ static int *by_target(kc_bundle *b, const kcrt_kernel_info *k)
     return order;
 }
 
+static json_t *count_json(long v) { return v >= 0 ? json_integer(v) : json_null(); }
+
+/* What the variant's binary says it costs the device (kc_binres.h): null
+ * for SPIR-V, whose registers the driver decides. */
+static json_t *resources_json(const char *target, const void *binary, size_t size)
+{
+    kc_binres r;
+    char err[160];
+    if (!kc_binres_read(target, binary, size, &r, err, sizeof(err)))
+        return json_pack("{s:s}", "error", err);
+    if (!r.known)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "vgprs", count_json(r.vgprs));
+    json_object_set_new(o, "sgprs", count_json(r.sgprs));
+    json_object_set_new(o, "vgpr_spills", count_json(r.vgpr_spills));
+    json_object_set_new(o, "sgpr_spills", count_json(r.sgpr_spills));
+    json_object_set_new(o, "scratch_bytes", count_json(r.scratch_bytes));
+    json_object_set_new(o, "shared_bytes", count_json(r.shared_bytes));
+    json_object_set_new(o, "spills", json_boolean(kc_binres_spills(&r)));
+    return o;
+}
+
 static json_t *variants_json(kc_bundle *b, int kernel, const kcrt_kernel_info *k)
 {
     json_t *a = json_array();
@@ -160,12 +184,13 @@ static json_t *variants_json(kc_bundle *b, int kernel, const kcrt_kernel_info *k
     for (int i = 0; i < k->nvariants; i++) {
         const kcrt_variant_info *v = &k->variants[order[i]];
         size_t size = 0;
-        kcrt_bundle_variant_binary(b->file, kernel, order[i], &size, NULL);
-        json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:[I,I,I], s:s, s:I, s:I}", "variant", v->tunables,
-                                           "target", v->target, "bytes", (json_int_t)size, "workgroup",
-                                           (json_int_t)v->wg[0], (json_int_t)v->wg[1], (json_int_t)v->wg[2],
-                                           "features", v->features, "shared_bytes", (json_int_t)v->shared_bytes,
-                                           "args_size", (json_int_t)v->args_size));
+        const void *binary = kcrt_bundle_variant_binary(b->file, kernel, order[i], &size, NULL);
+        json_t *o = json_pack("{s:s, s:s, s:I, s:[I,I,I], s:s, s:I, s:I}", "variant", v->tunables, "target",
+                              v->target, "bytes", (json_int_t)size, "workgroup", (json_int_t)v->wg[0],
+                              (json_int_t)v->wg[1], (json_int_t)v->wg[2], "features", v->features, "shared_bytes",
+                              (json_int_t)v->shared_bytes, "args_size", (json_int_t)v->args_size);
+        json_object_set_new(o, "resources", resources_json(v->target, binary, size));
+        json_array_append_new(a, o);
     }
     return a;
 }
@@ -228,6 +253,90 @@ static const char *str(json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     return s ? s : "";
+}
+
+static long field(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
+static void bytes_text(kc_buf *out, long n)
+{
+    if (n >= 1024 && n % 1024 == 0)
+        kc_buf_printf(out, "%ld KiB", n / 1024);
+    else
+        kc_buf_printf(out, "%ld B", n);
+}
+
+/* One target's variants [from, to) of vs: their registers (a range), LDS
+ * and scratch (the most), and which spill. */
+static void text_target_resources(kc_buf *out, json_t *vs, size_t from, size_t to)
+{
+    long lo = -1, hi = -1, shared = 0, scratch = 0, vspill = 0, sspill = 0;
+    size_t spilling = 0, errors = 0;
+    const char *first_spilling[3] = {0}, *error = NULL;
+    for (size_t i = from; i < to; i++) {
+        json_t *r = json_object_get(json_array_get(vs, i), "resources");
+        if (json_object_get(r, "error")) {
+            errors++, error = str(r, "error");
+            continue;
+        }
+        long v = field(r, "vgprs");
+        if (v >= 0)
+            lo = lo < 0 || v < lo ? v : lo, hi = v > hi ? v : hi;
+        shared = field(r, "shared_bytes") > shared ? field(r, "shared_bytes") : shared;
+        scratch = field(r, "scratch_bytes") > scratch ? field(r, "scratch_bytes") : scratch;
+        vspill = field(r, "vgpr_spills") > vspill ? field(r, "vgpr_spills") : vspill;
+        sspill = field(r, "sgpr_spills") > sspill ? field(r, "sgpr_spills") : sspill;
+        if (json_is_true(json_object_get(r, "spills")) && spilling++ < 3)
+            first_spilling[spilling - 1] = str(json_array_get(vs, i), "variant");
+    }
+    size_t n = to - from;
+    kc_buf_printf(out, "  resources  %s", str(json_array_get(vs, from), "target"));
+    if (n > 1)
+        kc_buf_printf(out, " (%zu variants)", n);
+    kc_buf_puts(out, ":");
+    if (lo >= 0 && lo == hi)
+        kc_buf_printf(out, " %ld VGPRs,", lo);
+    else if (lo >= 0)
+        kc_buf_printf(out, " %ld-%ld VGPRs,", lo, hi);
+    else
+        kc_buf_puts(out, " registers chosen by ptxas at load,");
+    kc_buf_puts(out, n > 1 ? " shared up to " : " shared ");
+    bytes_text(out, shared);
+    if (!spilling)
+        kc_buf_puts(out, ", no spills or scratch");
+    else {
+        if (lo < 0) /* PTX: a local stack, what ptxas adds at load is unknown here */
+            kc_buf_printf(out, "; %zu with a local stack (up to ", spilling);
+        else
+            kc_buf_printf(out, "; %zu with spills or scratch (up to %ld VGPRs and %ld SGPRs spilled, ", spilling,
+                          vspill, sspill);
+        bytes_text(out, scratch);
+        kc_buf_puts(out, lo < 0 ? " a thread):" : " scratch a lane):");
+        for (size_t i = 0; i < spilling && i < 3; i++)
+            kc_buf_printf(out, "%s %s", i ? "," : "", *first_spilling[i] ? first_spilling[i] : "default");
+        if (spilling > 3)
+            kc_buf_puts(out, ", …");
+    }
+    if (errors)
+        kc_buf_printf(out, "; %zu unreadable (%s)", errors, error);
+    kc_buf_putc(out, '\n');
+}
+
+/* A resources line per target whose binaries say what they cost (AMDGPU,
+ * PTX); none for SPIR-V. vs is sorted by target. */
+static void text_resources(kc_buf *out, json_t *vs)
+{
+    size_t n = json_array_size(vs);
+    for (size_t from = 0, to; from < n; from = to) {
+        const char *t = str(json_array_get(vs, from), "target");
+        for (to = from + 1; to < n && !strcmp(str(json_array_get(vs, to), "target"), t); to++)
+            ;
+        if (!json_is_null(json_object_get(json_array_get(vs, from), "resources")))
+            text_target_resources(out, vs, from, to);
+    }
 }
 
 static void text_kernel(kc_buf *out, json_t *k)
@@ -299,6 +408,7 @@ static void text_kernel(kc_buf *out, json_t *k)
     if (count)
         kc_buf_printf(out, " %d", count);
     kc_buf_putc(out, '\n');
+    text_resources(out, vs);
     json_t *tuned = json_object_get(k, "tuned");
     if (!json_array_size(tuned))
         kc_buf_puts(out, "  tuned      none (kc tune BUNDLE measures on your device)\n");

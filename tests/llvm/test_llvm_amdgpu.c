@@ -9,9 +9,12 @@
  * runtime packs is the one the code object expects; kernels with barriers
  * and shared memory show s_barrier and LDS instructions in the
  * disassembly (llvm-objdump -d); code object v4 and v5 are both made on
- * request and say so. Skips (77) without ld.lld, llvm-readelf or
+ * request and say so; kc's own reading of the registers, spills, scratch
+ * and LDS (kc_binres_read, what kc info reports) matches llvm-readelf's on
+ * every code object. Skips (77) without ld.lld, llvm-readelf or
  * llvm-objdump.
  */
+#include "kc_binres.h"
 #include "llvm_test.h"
 
 #include <unistd.h>
@@ -28,6 +31,7 @@ typedef struct note_arg {
 typedef struct notes {
     char target[128], name[128], symbol[128];
     long version[2], reqd[3], kernarg_size, wave, group_size;
+    long vgprs, sgprs, vgpr_spills, sgpr_spills, private_size;
     int nversion, nreqd, nkernels, nargs;
     note_arg args[64];
 } notes;
@@ -74,6 +78,16 @@ static void kernel_field(notes *n, const char *key, const char *v)
         n->wave = atol(v);
     else if (!strcmp(key, ".group_segment_fixed_size"))
         n->group_size = atol(v);
+    else if (!strcmp(key, ".private_segment_fixed_size"))
+        n->private_size = atol(v);
+    else if (!strcmp(key, ".vgpr_count"))
+        n->vgprs = atol(v);
+    else if (!strcmp(key, ".sgpr_count"))
+        n->sgprs = atol(v);
+    else if (!strcmp(key, ".vgpr_spill_count"))
+        n->vgpr_spills = atol(v);
+    else if (!strcmp(key, ".sgpr_spill_count"))
+        n->sgpr_spills = atol(v);
 }
 
 enum { IN_TOP, IN_KERNEL, IN_ARGS, IN_REQD, IN_VERSION };
@@ -155,6 +169,17 @@ static bool check_notes(const lt_case *c, check *ck, const kc_llvm_module *co, n
      * to LDS (AMDGPUPromoteAlloca) within what is left */
     CHECK(n->group_size <= (lt_has_private_array(c->m) ? 65536 : (long)L->shared_bytes),
           ".group_segment_fixed_size %ld > %u", n->group_size, L->shared_bytes);
+    /* kc's own reading of the note (kc info's resources) against llvm-readelf's */
+    kc_binres r;
+    char err[160];
+    bool read = kc_binres_read(ck->target, co->data, co->size, &r, err, sizeof(err));
+    CHECK(read && r.known, "kc_binres_read: %s", read ? "nothing known" : err);
+    CHECK(r.vgprs == n->vgprs && r.sgprs == n->sgprs && r.vgpr_spills == n->vgpr_spills &&
+              r.sgpr_spills == n->sgpr_spills && r.scratch_bytes == n->private_size && r.shared_bytes == n->group_size,
+          "kc_binres_read: %ld/%ld VGPRs, %ld/%ld SGPRs, spills %ld/%ld and %ld/%ld, scratch %ld/%ld, LDS %ld/%ld "
+          "(kc/llvm-readelf)",
+          r.vgprs, n->vgprs, r.sgprs, n->sgprs, r.vgpr_spills, n->vgpr_spills, r.sgpr_spills, n->sgpr_spills,
+          r.scratch_bytes, n->private_size, r.shared_bytes, n->group_size);
     const kc_ir_func *k = c->m->kernel;
     CHECK(n->nargs == k->nparams, "%d arguments declared, %d parameters", n->nargs, k->nparams);
     for (int i = 0; ok && i < k->nparams; i++) {

@@ -3,7 +3,9 @@
  * families (all-amd, all-nvidia); `kc build -t gfx1100 -t sm_90 -t spirv`
  * puts a variant per target in the bundle, each with its argument layout;
  * --amdgpu-cov reaches the code object; `kc export` writes .hsaco and .ptx
- * files and a manifest that gives every argument's offset and size.
+ * files and a manifest that gives every argument's offset and size; `kc
+ * info` reports each AMDGPU and PTX variant's registers, spills, scratch
+ * and shared memory (none for SPIR-V).
  * Skips (77) without ld.lld.
  */
 #include "llvm_test.h"
@@ -170,6 +172,48 @@ static void export_writes_binaries_and_layout(void **state)
     remove_built(&b);
 }
 
+/* kc info: each AMDGPU and PTX variant's resources from its binary, none
+ * for SPIR-V; in the text, a resources line per target. */
+static void info_reports_resources(void **state)
+{
+    (void)state;
+    const char *targets[] = {"gfx1100", "sm_90", "spirv"};
+    built b;
+    build(&b, targets, 3, 0);
+    kc_buf out = {0};
+    char err[256];
+    assert_true(kc_bundle_describe(b.b, &out, true, err, sizeof(err)));
+    int amd = 0, ptx = 0, spirv = 0, most_vgprs = 0;
+    for (const char *p = out.data; (p = strstr(p, "\"target\": \"")); p++) {
+        const char *t = p + 11, *r = strstr(p, "\"resources\": ");
+        assert_non_null(r);
+        r += 13;
+        if (!strncmp(t, "gfx1100", 7)) {
+            amd++;
+            assert_true(r[0] == '{' && strstr(r, "\"vgprs\": ") < strchr(r, '}'));
+            int v = atoi(strstr(r, "\"vgprs\": ") + 9);
+            most_vgprs = v > most_vgprs ? v : most_vgprs;
+        } else if (!strncmp(t, "sm_90", 5)) {
+            ptx++;
+            assert_true(r[0] == '{' && !strncmp(strstr(r, "\"vgprs\": ") + 9, "null", 4));
+        } else if (!strncmp(t, "spirv", 5)) {
+            spirv++;
+            assert_true(!strncmp(r, "null", 4));
+        }
+    }
+    assert_int_equal(3, amd);
+    assert_true(most_vgprs > 0); /* "nothing" needs none */
+    assert_int_equal(3, ptx);
+    assert_int_equal(3, spirv);
+    kc_buf_free(&out);
+    assert_true(kc_bundle_describe(b.b, &out, false, err, sizeof(err)));
+    ASSERT_CONTAINS(out.data, "  resources  gfx1100: ");
+    ASSERT_CONTAINS(out.data, "  resources  sm_90: registers chosen by ptxas at load, shared ");
+    assert_null(strstr(out.data, "resources  spirv"));
+    kc_buf_free(&out);
+    remove_built(&b);
+}
+
 int main(void)
 {
     lt_need(kc_llvm_lld_path(), "ld.lld (lld-19)");
@@ -178,6 +222,7 @@ int main(void)
         cmocka_unit_test(bundle_has_every_target),
         cmocka_unit_test(code_object_version_reaches_the_binary),
         cmocka_unit_test(export_writes_binaries_and_layout),
+        cmocka_unit_test(info_reports_resources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  */
 #include "kc_test.h"
 
+#include "kc_binres.h"
 #include "kc_iexpr.h"
 #include "kc_support.h"
 
@@ -164,6 +165,156 @@ static void atomic_write_replaces(void **state)
     remove(path);
 }
 
+/* ---- kc_binres: a variant's resources from its binary ---------------------------------------- */
+
+typedef struct bytes {
+    unsigned char b[1024];
+    size_t n;
+} bytes;
+
+static void put(bytes *o, const void *p, size_t n)
+{
+    assert_true(o->n + n <= sizeof(o->b));
+    memcpy(o->b + o->n, p, n);
+    o->n += n;
+}
+
+static void put_le(bytes *o, unsigned long long v, int n)
+{
+    for (int i = 0; i < n; i++)
+        o->b[o->n++] = (unsigned char)(v >> (8 * i));
+}
+
+static void mp_str(bytes *o, const char *s)
+{
+    unsigned char h = (unsigned char)(0xa0 | strlen(s));
+    put(o, &h, 1);
+    put(o, s, strlen(s));
+}
+
+/* A key and an unsigned 16-bit value (0xcd), as LLVM writes counts over 127 */
+static void mp_key_u16(bytes *o, const char *k, unsigned v)
+{
+    mp_str(o, k);
+    unsigned char u[3] = {0xcd, (unsigned char)(v >> 8), (unsigned char)v};
+    put(o, u, 3);
+}
+
+/* An ELF64 with one SHT_NOTE section holding an AMDGPU metadata note of
+ * one kernel, the way ld.lld lays it out in essence: the header, the
+ * note, the section headers (a null one and the note's). */
+static void amdgpu_object(bytes *elf)
+{
+    bytes md = {0};
+    unsigned char h;
+    h = 0x82, put(&md, &h, 1); /* a map of 2 */
+    mp_str(&md, "amdhsa.version");
+    unsigned char ver[3] = {0x92, 1, 2};
+    put(&md, ver, 3);
+    mp_str(&md, "amdhsa.kernels");
+    h = 0x91, put(&md, &h, 1); /* an array of 1 */
+    h = 0x88, put(&md, &h, 1); /* a map of 8 */
+    mp_str(&md, ".name");
+    mp_str(&md, "gemm");
+    mp_str(&md, ".args"); /* skipped: an array of maps */
+    unsigned char args[] = {0x91, 0x81, 0xa5, '.', 's', 'i', 'z', 'e', 0x08};
+    put(&md, args, sizeof(args));
+    mp_key_u16(&md, ".vgpr_count", 256);
+    mp_key_u16(&md, ".sgpr_count", 107);
+    mp_key_u16(&md, ".vgpr_spill_count", 68);
+    mp_key_u16(&md, ".sgpr_spill_count", 335);
+    mp_key_u16(&md, ".private_segment_fixed_size", 160);
+    mp_key_u16(&md, ".group_segment_fixed_size", 16384);
+
+    memset(elf, 0, sizeof(*elf));
+    unsigned char ident[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    put(elf, ident, 16);
+    elf->n = 64;
+    size_t note_off = elf->n;
+    put_le(elf, 7, 4); /* namesz: "AMDGPU\0" */
+    put_le(elf, md.n, 4);
+    put_le(elf, 32, 4); /* NT_AMDGPU_METADATA */
+    put(elf, "AMDGPU\0\0", 8);
+    put(elf, md.b, md.n);
+    while (elf->n % 8)
+        elf->b[elf->n++] = 0;
+    size_t note_size = elf->n - note_off, shoff = elf->n;
+    elf->n += 64; /* the null section header */
+    put_le(elf, 0, 4), put_le(elf, 7, 4), put_le(elf, 0, 8), put_le(elf, 0, 8); /* name, SHT_NOTE, flags, addr */
+    put_le(elf, note_off, 8), put_le(elf, note_size, 8), put_le(elf, 0, 8), put_le(elf, 4, 8), put_le(elf, 0, 8);
+    for (int i = 0; i < 8; i++) /* e_shoff at 0x28, e_shentsize at 0x3a, e_shnum at 0x3c */
+        elf->b[0x28 + i] = (unsigned char)(shoff >> (8 * i));
+    elf->b[0x3a] = 64, elf->b[0x3c] = 2;
+}
+
+static void binres_amdgpu_note(void **state)
+{
+    (void)state;
+    bytes elf;
+    amdgpu_object(&elf);
+    kc_binres r;
+    char err[160];
+    assert_true(kc_binres_read("gfx1100", elf.b, elf.n, &r, err, sizeof(err)));
+    assert_true(r.known);
+    assert_int_equal(256, r.vgprs);
+    assert_int_equal(107, r.sgprs);
+    assert_int_equal(68, r.vgpr_spills);
+    assert_int_equal(335, r.sgpr_spills);
+    assert_int_equal(160, r.scratch_bytes);
+    assert_int_equal(16384, r.shared_bytes);
+    assert_true(kc_binres_spills(&r));
+}
+
+/* Damaged code objects: every cut and every flipped bit is an answer or
+ * an error, never a read past the bytes (the sanitizer build watches). */
+static void binres_damaged(void **state)
+{
+    (void)state;
+    bytes elf;
+    amdgpu_object(&elf);
+    kc_binres r;
+    char err[160];
+    for (size_t n = 0; n < elf.n; n++) {
+        unsigned char *cut = malloc(n ? n : 1); /* exactly n bytes: ASan sees one past */
+        memcpy(cut, elf.b, n);
+        bool ok = kc_binres_read("gfx1100", cut, n, &r, err, sizeof(err));
+        assert_true(ok == false || n >= 64); /* the note and headers are needed */
+        free(cut);
+    }
+    assert_false(kc_binres_read("gfx1100", elf.b, 200, &r, err, sizeof(err)));
+    for (size_t i = 0; i < elf.n; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            unsigned char *bad = malloc(elf.n);
+            memcpy(bad, elf.b, elf.n);
+            bad[i] ^= (unsigned char)(1 << bit);
+            (void)kc_binres_read("gfx1100", bad, elf.n, &r, err, sizeof(err));
+            free(bad);
+        }
+    assert_false(kc_binres_read("gfx1100", "PTX?", 4, &r, err, sizeof(err)));
+    assert_non_null(strstr(err, "not an AMDGPU code object"));
+}
+
+static void binres_ptx_and_spirv(void **state)
+{
+    (void)state;
+    const char *ptx = "//\n.version 8.5\n.target sm_90\n.visible .entry k(\n)\n{\n"
+                      "\t.local .align 8 .b8 \t__local_depot0[192];\n"
+                      "\t.shared .align 16 .b8 As[4096];\n\t.shared .align 4 .b32 red[64];\n"
+                      "\t.reg .f32 %f<120>;\n}\n";
+    kc_binres r;
+    char err[160];
+    assert_true(kc_binres_read("sm_90", ptx, strlen(ptx), &r, err, sizeof(err)));
+    assert_true(r.known);
+    assert_int_equal(192, r.scratch_bytes);
+    assert_int_equal(4096 + 256, r.shared_bytes);
+    assert_int_equal(-1, r.vgprs); /* ptxas decides */
+    assert_true(kc_binres_spills(&r));
+    assert_false(kc_binres_read("sm_90", "\x7f" "ELF", 4, &r, err, sizeof(err)));
+    assert_true(kc_binres_read("spirv", "\x03\x02\x23\x07", 4, &r, err, sizeof(err)));
+    assert_false(r.known);
+    assert_false(kc_binres_spills(&r));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +324,9 @@ int main(void)
         cmocka_unit_test(iexpr_errors_not_wraps),
         cmocka_unit_test(iexpr_infix),
         cmocka_unit_test(atomic_write_replaces),
+        cmocka_unit_test(binres_amdgpu_note),
+        cmocka_unit_test(binres_damaged),
+        cmocka_unit_test(binres_ptx_and_spirv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
