@@ -264,20 +264,27 @@ static bool read_amdgpu(const uint8_t *p, size_t n, kc_binres *r, char *err, siz
 
 /* ---- PTX: the state-space declarations ------------------------------------------------------ */
 
-/* ".local .align 8 .b8 __local_depot0[192];" -> 192; a scalar -> its
- * size; -1 when the line is not a declaration kc can size. */
-static long ptx_decl_bytes(const char *s, const char *end)
+/* ".local .align 8 .b8 __local_depot0[192];" -> 192 bytes aligned to 8;
+ * a scalar -> its size; -1 when the line is not a declaration kc can
+ * size. */
+static long ptx_decl_bytes(const char *s, const char *end, long *align)
 {
-    const char *t = NULL;
-    for (const char *q = s; q + 2 < end; q++)
+    const char *t = NULL, *al = NULL;
+    for (const char *q = s; q + 2 < end; q++) {
+        if (!al && q + 7 < end && memcmp(q, ".align ", 7) == 0)
+            al = q + 7;
         if (q[0] == '.' && (q[1] == 'b' || q[1] == 'u' || q[1] == 's' || q[1] == 'f') && q[2] >= '1' &&
             q[2] <= '8') {
             t = q;
             break;
         }
+    }
     if (!t)
         return -1;
     long elem = strtol(t + 2, NULL, 10) / 8;
+    *align = al && *al >= '1' && *al <= '9' ? strtol(al, NULL, 10) : elem;
+    if (*align < 1 || *align > 4096)
+        *align = 1;
     const char *br = memchr(t, '[', (size_t)(end - t));
     if (!br)
         return elem;
@@ -288,6 +295,17 @@ static long ptx_decl_bytes(const char *s, const char *end)
     num[len] = 0;
     long count = len ? strtol(num, NULL, 10) : -1;
     return count >= 0 && elem > 0 && count <= INT32_MAX / elem ? count * elem : -1;
+}
+
+/* Where a variable of bytes at align goes after used bytes: ptxas lays a
+ * state space's variables out in order, each at its alignment (two 4,100
+ * byte arrays aligned to 16 take 8,224). */
+static long place(long used, long bytes, long align)
+{
+    if (used > INT32_MAX - align)
+        return INT32_MAX;
+    long at = (used + align - 1) / align * align;
+    return at > INT32_MAX - bytes ? INT32_MAX : at + bytes;
 }
 
 static bool contains(const char *p, size_t n, const char *what)
@@ -313,11 +331,11 @@ static bool read_ptx(const char *p, size_t n, kc_binres *r, char *err, size_t er
             s++;
         bool local = eol - s > 7 && memcmp(s, ".local ", 7) == 0;
         bool shared = eol - s > 8 && memcmp(s, ".shared ", 8) == 0;
-        long bytes = local || shared ? ptx_decl_bytes(s, eol) : -1;
+        long align = 1, bytes = local || shared ? ptx_decl_bytes(s, eol, &align) : -1;
         if (bytes > 0 && local)
-            r->scratch_bytes += bytes;
+            r->scratch_bytes = place(r->scratch_bytes, bytes, align);
         else if (bytes > 0 && shared)
-            r->shared_bytes += bytes;
+            r->shared_bytes = place(r->shared_bytes, bytes, align);
         line = eol + 1;
     }
     return true;

@@ -10,7 +10,9 @@
  *
  *   PTX text: the local depot (`.local ... __local_depotN[bytes]`: the
  *   per-thread stack, where LLVM puts private arrays it could not keep in
- *   registers) and the `.shared` arrays. PTX has virtual registers only;
+ *   registers) and the `.shared` arrays, each placed at its alignment as
+ *   ptxas places them (checked against ptxas -v on an H100 machine:
+ *   tests/gpu/ptxas_resources.sh). PTX has virtual registers only;
  *   ptxas allocates the real ones when the driver loads the module, so the
  *   register and spill counts are unknown (-1) here.
  *
