@@ -63,6 +63,7 @@ static const kc_opt opts[] = {
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
     {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false}, {"--smallest", false},
+    {"--allow-spills", false},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -128,7 +129,8 @@ static bool take(tune_args *t, int k, const char *v)
     case 20: d->quiet = true; return true;
     case 21: d->no_racing = true; return true;
     case 22: d->no_transfer = true; return true;
-    default: d->smallest = true; return true;
+    case 23: d->smallest = true; return true;
+    default: d->allow_spills = true; return true;
     }
 }
 

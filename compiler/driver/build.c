@@ -160,9 +160,10 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
         if (pr->tty)
             fputc('\n', pr->log);
         fprintf(pr->log,
-                "kc build: note: %ld variant%s of '%s' spill registers or use scratch memory (slow on a GPU; "
-                "`kc info` lists them): the first, %s\n",
-                spilling, spilling == 1 ? "" : "s", bk->kernel->name, first_spill.data);
+                "kc build: note: %ld variant%s of '%s' %s registers or %s scratch memory (slow on a GPU; "
+                "`kc info` lists them; kc tune skips AMDGPU variants that spill): the first, %s\n",
+                spilling, spilling == 1 ? "" : "s", bk->kernel->name, spilling == 1 ? "spills" : "spill",
+                spilling == 1 ? "uses" : "use", first_spill.data);
     }
     kc_buf_free(&first_failure);
     kc_buf_free(&first_spill);

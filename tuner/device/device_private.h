@@ -160,6 +160,7 @@ typedef struct td_search {
     long measured, cached;
     long by_status[KC_RESULT_COUNT]; /* of the measured */
     long raced, raced_samples;       /* timings racing stopped early, and their samples */
+    long spill_skipped;              /* variants not measured because they spill (not cached) */
     kc_tune_space space;             /* the kernel's, with this search's transfer seeds */
     bool last_measured;              /* the last evaluation ran on the device */
     double last_seconds;             /* and took this long, compile to commit */

@@ -47,6 +47,7 @@ typedef struct kc_tune_device_options {
     double timing_cap_s;           /* time spent timing one variant at most; 0: 1 s */
     bool no_racing;                /* time every variant to 1% even when it is clearly slow */
     bool no_transfer;              /* start from the default only, not from earlier winners */
+    bool allow_spills;             /* measure AMDGPU variants that spill VGPRs (skipped otherwise) */
     bool apply_only;               /* measure nothing: write the cache's winners to the bundle */
     const char *report;            /* FILE.html or FILE.svg, or NULL */
     const char *report_axes[2];    /* tunables for the heat map, or NULL */
@@ -69,6 +70,7 @@ typedef struct kc_tune_device_summary {
     long measured;     /* configurations measured on the device now */
     long cached;       /* evaluations answered by the cache */
     long failed;       /* of those measured, failed (any status) */
+    long spill_skipped; /* of those measured, skipped for spilling registers (not failed) */
     long raced;        /* of those measured, timings racing stopped early */
     long applied;      /* tuned rows written to the bundle */
     bool interrupted;  /* Ctrl-C or the time limit cut it short */

@@ -24,6 +24,7 @@
  * the variant's fault: it stops the search and records nothing.
  */
 #include "device_private.h"
+#include "kc_binres.h"
 #include "kc_stats.h"
 
 #include <math.h>
@@ -97,6 +98,30 @@ bool td_compile(const td_search *r, const int *point, kc_variant_blob *blob, cha
     kc_diag_free(&d);
     kc_arena_free(&a);
     return ok;
+}
+
+/* A variant whose code spills vector registers to scratch memory on
+ * AMDGPU is skipped, unless --allow-spills or it is the default: scratch
+ * traffic makes it slow on every AMD GPU, and one over-unrolled variant
+ * can spill thousands of registers. SGPR spills go to VGPR lanes, not
+ * memory, and PTX's registers are assigned by the driver: neither is
+ * read here. True with why when the variant is skipped. The refusal is
+ * cached (a resumed tune does not compile the variant again) and
+ * --allow-spills measures a variant the cache holds as refused for it. */
+#define SPILL_WHY "it spills "
+
+static bool spills(const td_search *r, const int *point, const kc_variant_blob *blob, char *why, size_t len)
+{
+    kc_binres res;
+    char err[256];
+    if (r->s->o->allow_spills || !kc_binres_read(r->s->target->name, blob->data, blob->size, &res, err, sizeof(err)) ||
+        !res.known || res.vgpr_spills <= 0)
+        return false;
+    if (memcmp(point, r->tk->start, sizeof(int) * (size_t)r->tk->ndims) == 0)
+        return false;
+    snprintf(why, len, SPILL_WHY "%ld VGPRs to %ld bytes of scratch per lane (--allow-spills measures it)",
+             res.vgpr_spills, res.scratch_bytes);
+    return true;
 }
 
 static kc_result_status load(td_search *r, const char *variant, const kc_variant_blob *blob, kcrt_kernel **k,
@@ -240,6 +265,8 @@ static void measure_new(td_search *r, const int *point, const kc_cache_key *key,
     *res = (kc_cache_result){.status = KC_RESULT_OK};
     if (!td_compile(r, point, &blob, why, len))
         res->status = KC_RESULT_COMPILE_FAILED;
+    else if (spills(r, point, &blob, why, len))
+        res->status = KC_RESULT_REFUSED;
     else
         res->status = load(r, key->variant, &blob, &k, why, len);
     if (res->status == KC_RESULT_OK)
@@ -252,12 +279,18 @@ static void measure_new(td_search *r, const int *point, const kc_cache_key *key,
     kc_variant_blob_free(&blob);
 }
 
+static bool spill_refusal(const kc_cache_result *res)
+{
+    return res->status == KC_RESULT_REFUSED && res->detail && strncmp(res->detail, SPILL_WHY, strlen(SPILL_WHY)) == 0;
+}
+
 bool td_evaluate(td_search *r, const int *point, kc_cache_result *res, kc_arena *a)
 {
     const char *variant = td_variant_text(a, r->tk, point);
     kc_cache_key key = td_key(a, r, variant);
     r->last_measured = false;
-    if (kc_cache_get(r->s->cache, &key, res, a)) {
+    /* a cached refusal for spilling is measured when --allow-spills asks */
+    if (kc_cache_get(r->s->cache, &key, res, a) && !(r->s->o->allow_spills && spill_refusal(res))) {
         r->cached++;
         return res->status == KC_RESULT_OK;
     }
@@ -272,7 +305,10 @@ bool td_evaluate(td_search *r, const int *point, kc_cache_result *res, kc_arena 
         return false;
     }
     r->measured++;
-    r->by_status[res->status]++;
+    if (spill_refusal(res))
+        r->spill_skipped++; /* not a failure: a variant left out on purpose */
+    else
+        r->by_status[res->status]++;
     r->last_measured = true;
     r->last_seconds = td_now() - t0;
     return res->status == KC_RESULT_OK;

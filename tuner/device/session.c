@@ -205,6 +205,9 @@ static void summarise(td_search *r, kc_tune_stop why)
         if (r->by_status[st])
             snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails), ", %ld %s", r->by_status[st],
                      kc_result_status_name((kc_result_status)st));
+    if (r->spill_skipped)
+        snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails),
+                 ", %ld skipped for spilling registers (--allow-spills measures them)", r->spill_skipped);
     if (r->raced)
         snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails),
                  "; racing cut %ld timing%s short (%.1f samples each, not 10 or more)", r->raced,
@@ -228,6 +231,16 @@ static void summarise(td_search *r, kc_tune_stop why)
                         r->cached, fails);
     }
     kc_arena_free(&a);
+}
+
+/* The final line's word on variants skipped for spilling, or "". */
+static const char *spill_note(long skipped)
+{
+    static char text[96];
+    if (!skipped)
+        return "";
+    snprintf(text, sizeof(text), ", %ld skipped for spilling registers", skipped);
+    return text;
 }
 
 /* The final line's word on racing, or "" when it stopped nothing. */
@@ -314,6 +327,7 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
     s->sum->measured += r.measured;
     s->sum->cached += r.cached;
     s->sum->raced += r.raced;
+    s->sum->spill_skipped += r.spill_skipped;
     for (int st = 1; st < KC_RESULT_COUNT; st++)
         s->sum->failed += r.by_status[st];
     if (!td_apply(&r, err, sizeof(err)))
@@ -421,8 +435,9 @@ int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summ
         fprintf(o->log, "kc tune: %ld tuned row%s in %s, from the cache\n", s.sum->applied,
                 s.sum->applied == 1 ? "" : "s", o->bundle);
     else if (!rc && !o->quiet)
-        fprintf(o->log, "kc tune: %ld measured, %ld from the cache, %ld failed; %ld tuned row%s in %s%s%s\n",
-                s.sum->measured, s.sum->cached, s.sum->failed, s.sum->applied, s.sum->applied == 1 ? "" : "s",
+        fprintf(o->log, "kc tune: %ld measured, %ld from the cache, %ld failed%s; %ld tuned row%s in %s%s%s\n",
+                s.sum->measured, s.sum->cached, s.sum->failed, spill_note(s.sum->spill_skipped), s.sum->applied,
+                s.sum->applied == 1 ? "" : "s",
                 o->bundle, s.sum->interrupted ? " (stopped early: run kc tune again to go on)" : "",
                 racing_note(s.sum->raced));
     for (int i = 0; i < n; i++)

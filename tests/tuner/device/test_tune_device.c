@@ -14,6 +14,8 @@
  *   - a variant that never ends is recorded as a timeout and kc goes on
  *   - racing stops timing a variant that cannot win, and --no-racing does not
  *   - the cache's Kernel Tuner export of a lavapipe space replays
+ *   - on AMDGPU (the fake HIP driver) a variant that spills registers is
+ *     skipped, and --allow-spills measures it later
  *   - bad requests get a clear message
  */
 #include "kc_test.h"
@@ -406,6 +408,45 @@ static void test_kernel_tuner_export_of_a_lavapipe_space_replays(void **state)
     free(out);
 }
 
+/* The fake HIP driver runs nothing (outputs stay as written, timings are
+ * its clock's), which is all this needs: the skip is decided from the
+ * code object before anything is loaded. */
+static void test_spilling_variants_are_skipped_unless_allowed(void **state)
+{
+    (void)state;
+#ifndef FAKE_HIP
+    skip(); /* no LLVM backend: no code objects */
+#else
+    char *out;
+    result rs[8];
+    const char *bundle = path("spill.kcb"), *cache = path("spill.db");
+    assert_int_equal(0, kc_test_sh(&out, "%s build %s -t gfx1100 --quiet -o %s", KC,
+                                   KC_SOURCE_DIR "/tests/tuner/device/spill", bundle));
+    free(out);
+    const char *tune = "KCRT_HIP_LIBRARY=" FAKE_HIP " FAKE_GPU_ARCH=gfx1100 %s tune %s --backend hip --cache %s "
+                       "--strategy exhaustive --budget all %s";
+    assert_int_equal(0, kc_test_sh(&out, tune, KC, bundle, cache, ""));
+    ASSERT_CONTAINS(out, "1 skipped for spilling registers (--allow-spills measures them)");
+    ASSERT_CONTAINS(out, "0 failed, 1 skipped for spilling registers");
+    free(out);
+    int n = results(cache, "spill", rs, 8);
+    assert_int_equal(2, n);
+    assert_string_equal("ok", find(rs, n, "n=4096,steps=0", "R=4")->status);
+    assert_string_equal("refused", find(rs, n, "n=4096,steps=0", "R=320")->status);
+    /* the refusal is cached: a second run compiles nothing */
+    assert_int_equal(0, kc_test_sh(&out, tune, KC, bundle, cache, ""));
+    ASSERT_CONTAINS(out, "0 measured, 2 from the cache");
+    free(out);
+    /* and --allow-spills measures it */
+    assert_int_equal(0, kc_test_sh(&out, tune, KC, bundle, cache, "--allow-spills"));
+    ASSERT_CONTAINS(out, "1 measured, 1 from the cache");
+    free(out);
+    n = results(cache, "spill", rs, 8);
+    assert_int_equal(2, n);
+    assert_string_equal("ok", find(rs, n, "n=4096,steps=0", "R=320")->status);
+#endif
+}
+
 static void test_bad_requests_say_what_and_where(void **state)
 {
     (void)state;
@@ -506,6 +547,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
         cmocka_unit_test(test_a_hung_variant_is_a_timeout_and_kc_goes_on),
         cmocka_unit_test(test_racing_stops_timing_a_variant_that_cannot_win),
+        cmocka_unit_test(test_spilling_variants_are_skipped_unless_allowed),
         cmocka_unit_test(test_bad_requests_say_what_and_where),
     };
     return kc_test_run("test_tune_device", tests, sizeof tests / sizeof tests[0], argc, argv, setup, teardown);
