@@ -298,7 +298,7 @@ static void validator_catches_a_broken_module(void **state)
     free_compiled(&c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kernel_validates),
@@ -310,5 +310,5 @@ int main(void)
         cmocka_unit_test(interface_lists_follow_the_version),
         cmocka_unit_test(validator_catches_a_broken_module),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return kc_test_run("test_spirv", tests, sizeof tests / sizeof tests[0], argc, argv, NULL, NULL);
 }
