@@ -1444,11 +1444,14 @@ static void test_gemv(void **state)
     kd_begin();
     /* one element; K no multiple of 4 (every row of W starts at another
      * lane); N no multiple of R = 8, or of the workgroup; K past several
-     * steps of the widest (WG 256 x U 4 float4s = 4096 floats) */
+     * steps of the widest (WG 256 x U 4 float4s = 4096 floats); K a
+     * multiple of 4 (SG's unshifted loads), with more rows than SG = 1's
+     * subgroups (several rows each) */
     static const struct {
         int N, K;
         bool bias;
-    } cases[] = {{1, 1, false}, {13, 37, true}, {70, 258, false}, {9, 4133, true}, {3, 6, true}};
+    } cases[] = {{1, 1, false},    {13, 37, true}, {70, 258, false}, {9, 4133, true},
+                 {3, 6, true},     {70, 1028, true}, {5, 64, false}};
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++)
         gemv_case(&r, cases[i].N, cases[i].K, cases[i].bias, v, nv);
