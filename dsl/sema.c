@@ -44,6 +44,11 @@ void *sema_lookup(sema *S, const char *name, bool *is_global)
 
 static bool reserved_name(sema *S, const char *name, kc_loc loc);
 
+static bool from_builtin_source(sema *S, kc_loc loc)
+{
+    return loc.file >= 0 && loc.file < S->c->src.nfiles && S->c->src.files[loc.file]->builtin;
+}
+
 void sema_declare(sema *S, kc_sym *sym)
 {
     if (reserved_name(S, sym->name, sym->loc))
@@ -54,8 +59,11 @@ void sema_declare(sema *S, kc_sym *sym)
         kc_note_at(&S->c->diag, old->loc, "the earlier declaration is here");
         return;
     }
+    /* kc's own sources (<kc_math>, <kc.h>) are written without knowing the
+     * kernel's tunables: their locals may share a tunable's name, which they
+     * hide as any inner declaration does */
     kc_sym *g = kc_map_get(&S->globals, sym->name);
-    if (g && g->kind == KC_SYM_TUNABLE) {
+    if (g && g->kind == KC_SYM_TUNABLE && !from_builtin_source(S, sym->loc)) {
         ERR(S, sym->loc, "'%s' shadows the tunable of the same name", sym->name);
         FIX(S, "rename the %s", sym->kind == KC_SYM_PARAM ? "parameter" : "variable");
     }
