@@ -1503,7 +1503,7 @@ static void softmax_case(rt_rng *r, int rows, int n, int masked, bool nan_row, i
                                   : rel * fabs(want[at]) + KD_U * fabs(want[at]);
         }
     }
-    kcrt_buffer *bx = kd_in(x, len, false), *by = kd_out(len);
+    kcrt_buffer *bx = kd_in(x, len, true), *by = kd_out(len); /* float4 views: x rounded up to 16 bytes */
     kd_case c = {.kernel = "softmax",
                  .nargs = 5,
                  .out = by,
@@ -1536,6 +1536,9 @@ static void test_softmax(void **state)
         softmax_case(&r, 13, 140, 0, false, log_out, v, nv);
         softmax_case(&r, 5, 1030, 40, false, log_out, v, nv);
         softmax_case(&r, 3, 33, 5, true, log_out, v, nv);
+        /* rows a multiple of 4 long: float4 rows, in registers (36) and past them (1032) */
+        softmax_case(&r, 4, 36, 6, true, log_out, v, nv);
+        softmax_case(&r, 3, 1032, 30, false, log_out, v, nv);
     }
     kd_report("softmax", nv, kd_info("softmax")->tolerance);
 }
