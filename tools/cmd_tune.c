@@ -63,7 +63,7 @@ static const kc_opt opts[] = {
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
     {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false}, {"--smallest", false},
-    {"--allow-spills", false},
+    {"--allow-spills", false}, {"--compile-limit", true},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -130,7 +130,8 @@ static bool take(tune_args *t, int k, const char *v)
     case 21: d->no_racing = true; return true;
     case 22: d->no_transfer = true; return true;
     case 23: d->smallest = true; return true;
-    default: d->allow_spills = true; return true;
+    case 24: d->allow_spills = true; return true;
+    default: return parse_duration(v, &d->compile_limit_s);
     }
 }
 
@@ -139,7 +140,7 @@ static const char *const expected[NOPTS] = {
     [5] = "a number >= 0",          [8] = "at most 256",   [9] = "at most 256",
     [10] = "a device index (kc devices lists them)", [12] = "a duration such as 90s, 10m or 1h30m",
     [16] = "two tunables, as WG,TM", [17] = "a number >= 1", [18] = "a duration such as 5s",
-    [19] = "a duration such as 0.5s",
+    [19] = "a duration such as 0.5s", [25] = "a duration such as 2m",
 };
 
 /* Fills t from argv; returns -1 when all is well, else the exit status. */
@@ -204,7 +205,7 @@ static void on_hang(void *user, const char *message)
     (void)user;
     const char *env = getenv("KC_TUNE_RESTARTS");
     int n = env ? atoi(env) : 0;
-    fprintf(stderr, "\nkc tune: %s; recorded as a timeout\n", message);
+    fprintf(stderr, "\nkc tune: %s\n", message);
     if (n >= MAX_RESTARTS) {
         fprintf(stderr, "kc tune: %d restarts already; giving up (run kc tune again to go on)\n", n);
         _exit(KC_EXIT_ERROR);

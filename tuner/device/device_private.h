@@ -95,13 +95,18 @@ bool td_workload_check(td_workload *w, double tolerance, double *rel_l2, char *w
 
 typedef struct td_watchdog td_watchdog;
 
-/* Starts the thread; on a hang it records the key as a timeout in the
- * cache at cache_path and calls on_hang. */
+/* What is watched: a launch past its time is a timeout, a compile past
+ * its limit a refusal whose detail begins with TD_COMPILE_WHY. */
+typedef enum td_watch { TD_WATCH_LAUNCH, TD_WATCH_COMPILE } td_watch;
+#define TD_COMPILE_WHY "its compile ran past "
+
+/* Starts the thread; on a hang it records the key in the cache at
+ * cache_path (as td_watch says) and calls on_hang with what happened. */
 td_watchdog *td_watchdog_start(const char *cache_path, void (*on_hang)(void *, const char *), void *user);
 void td_watchdog_stop(td_watchdog *w);
-/* Watches the launch of key from now until td_watchdog_disarm, for
- * seconds. */
-void td_watchdog_arm(td_watchdog *w, const kc_cache_key *key, double seconds);
+/* Watches a launch or compile of key from now until td_watchdog_disarm,
+ * for seconds. */
+void td_watchdog_arm(td_watchdog *w, const kc_cache_key *key, double seconds, td_watch what);
 void td_watchdog_disarm(td_watchdog *w);
 
 /* ---- progress.c ------------------------------------------------------------------------- */
@@ -156,6 +161,7 @@ typedef struct td_search {
     const char *reference; /* the variant whose outputs are the reference */
     double timeout_s;
     double first_grace_s; /* the watchdog's extra time for a variant's first launch */
+    double compile_limit_s; /* kc's compile of a variant past this is refused */
     kc_tune_ctx *tctx;
     long measured, cached;
     long by_status[KC_RESULT_COUNT]; /* of the measured */

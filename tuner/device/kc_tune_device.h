@@ -48,14 +48,16 @@ typedef struct kc_tune_device_options {
     bool no_racing;                /* time every variant to 1% even when it is clearly slow */
     bool no_transfer;              /* start from the default only, not from earlier winners */
     bool allow_spills;             /* measure AMDGPU variants that spill VGPRs (skipped otherwise) */
+    double compile_limit_s;        /* refuse a variant whose compile takes longer; 0: automatic */
     bool apply_only;               /* measure nothing: write the cache's winners to the bundle */
     const char *report;            /* FILE.html or FILE.svg, or NULL */
     const char *report_axes[2];    /* tunables for the heat map, or NULL */
     FILE *log;                     /* progress and messages (stderr) */
     bool quiet;                    /* only errors and the summary */
     /* Called from the watchdog's thread when a launch hangs past twice
-     * the timeout, after the hang is recorded in the cache; must not
-     * return (kc re-executes itself to go on). */
+     * the timeout or a compile runs past the compile limit, after the
+     * cache records it, with a sentence that says so; must not return
+     * (kc re-executes itself to go on). */
     void (*on_hang)(void *user, const char *message);
     void *on_hang_user;
 } kc_tune_device_options;

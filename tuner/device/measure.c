@@ -45,6 +45,16 @@ enum { MAX_SAMPLES = 512, REFERENCE_TRIES = 16 };
  * fixed 20 s recorded the first as hangs. */
 #define FIRST_LAUNCH_GRACE_S 20.0
 #define COMPILE_FACTOR 4.0
+/* kc's own compile of a variant (kc IR, then LLVM or the SPIR-V writer)
+ * is refused past MIN_COMPILE_LIMIT_S, or COMPILE_LIMIT_FACTOR times the
+ * reference's compile if that is longer. The largest shipped variant
+ * (gemm, 12,708 statements) compiles in 2.3 s for gfx1100 on a 2-core
+ * machine; 4,096 unrolled copies of a loop body with a load and a store
+ * took 90 s for gfx1100 and 58 s for sm_90, and an attention variant
+ * once took 6 min 25 s. A minute is far past any variant worth having
+ * and short against a tune's budget. */
+#define MIN_COMPILE_LIMIT_S 60.0
+#define COMPILE_LIMIT_FACTOR 10.0
 /* Racing: a variant whose fastest launch so far, after at least
  * RACE_MIN_SAMPLES, is slower than RACE_FACTOR times the best median of
  * the search cannot be the winner, so timing it to 1% is wasted: its
@@ -98,6 +108,61 @@ bool td_compile(const td_search *r, const int *point, kc_variant_blob *blob, cha
     kc_diag_free(&d);
     kc_arena_free(&a);
     return ok;
+}
+
+/* The compile of a point, watched: past the search's compile limit the
+ * watchdog records it as refused and kc tune restarts (watchdog.c). */
+static bool watched_compile(const td_search *r, const int *point, const kc_cache_key *key, kc_variant_blob *blob,
+                            char *why, size_t len)
+{
+    if (r->compile_limit_s > 0) /* 0 before the reference set it */
+        td_watchdog_arm(r->s->dog, key, r->compile_limit_s, TD_WATCH_COMPILE);
+    bool ok = td_compile(r, point, blob, why, len);
+    td_watchdog_disarm(r->s->dog);
+    return ok;
+}
+
+/* The limit a cached refusal for a long compile was made under; 0 when
+ * the refusal is not one. */
+static double compile_refusal(const kc_cache_result *res)
+{
+    double limit = 0;
+    if (res->status == KC_RESULT_REFUSED && res->detail &&
+        strncmp(res->detail, TD_COMPILE_WHY, strlen(TD_COMPILE_WHY)) == 0)
+        limit = strtod(res->detail + strlen(TD_COMPILE_WHY), NULL);
+    return limit;
+}
+
+/* A refusal for a long compile of the same variant at another shape:
+ * the compile does not depend on the shape, so it is not tried again
+ * (a kernel with five shapes would spend five minutes on it). */
+typedef struct shape_refusal {
+    const kc_cache_key *key;
+    double limit; /* 0: none found */
+    char detail[256];
+} shape_refusal;
+
+static bool find_shape_refusal(void *user, const kc_cache_key *k, const kc_cache_result *r)
+{
+    shape_refusal *f = user;
+    if (compile_refusal(r) > f->limit && strcmp(k->variant, f->key->variant) == 0 &&
+        strcmp(k->shape, f->key->shape) != 0 && strcmp(k->source_hash, f->key->source_hash) == 0 &&
+        strcmp(k->compiler, f->key->compiler) == 0) {
+        f->limit = compile_refusal(r); /* the highest limit it was refused under */
+        snprintf(f->detail, sizeof(f->detail), "%s", r->detail);
+    }
+    return true;
+}
+
+static bool refused_at_another_shape(const td_search *r, const kc_cache_key *key, char *why, size_t len)
+{
+    shape_refusal f = {key, 0, ""};
+    kc_cache_filter filter = {key->kernel, key->device_key, NULL, key->backend};
+    kc_cache_each(r->s->cache, &filter, find_shape_refusal, &f);
+    if (f.limit <= 0 || f.limit < r->compile_limit_s)
+        return false; /* none, or made under a lower limit than this run's */
+    snprintf(why, len, "%s", f.detail);
+    return true;
 }
 
 /* A variant whose code spills vector registers to scratch memory on
@@ -166,7 +231,7 @@ static kc_result_status launch_once(td_search *r, kcrt_kernel *k, const kc_cache
         host_failure(r, "writing the inputs back");
         return KC_RESULT_COUNT;
     }
-    td_watchdog_arm(r->s->dog, key, 2 * r->timeout_s + 5 + grace_s);
+    td_watchdog_arm(r->s->dog, key, 2 * r->timeout_s + 5 + grace_s, TD_WATCH_LAUNCH);
     double t0 = td_now();
     kcrt_status st = kcrt_launch(k, r->w.args, (size_t)r->w.nargs);
     kcrt_status fin = st == KCRT_OK ? kcrt_finish(r->s->ctx) : KCRT_OK;
@@ -213,7 +278,7 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
         kc_tune_best(r->tctx, &best_ns); /* 0 when nothing succeeded yet */
     bool raced = false;
     int n = 0;
-    td_watchdog_arm(r->s->dog, key, 2 * (2 + MAX_SAMPLES) * r->timeout_s + 5);
+    td_watchdog_arm(r->s->dog, key, 2 * (2 + MAX_SAMPLES) * r->timeout_s + 5, TD_WATCH_LAUNCH);
     bool ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, 2, warm) == KCRT_OK;
     /* rounds of about 20 ms of device time (the launch's wall time if the
      * device reported none) */
@@ -263,7 +328,10 @@ static void measure_new(td_search *r, const int *point, const kc_cache_key *key,
     kcrt_kernel *k = NULL;
     double wall = 0;
     *res = (kc_cache_result){.status = KC_RESULT_OK};
-    if (!td_compile(r, point, &blob, why, len))
+    memset(&blob, 0, sizeof(blob));
+    if (refused_at_another_shape(r, key, why, len))
+        res->status = KC_RESULT_REFUSED;
+    else if (!watched_compile(r, point, key, &blob, why, len))
         res->status = KC_RESULT_COMPILE_FAILED;
     else if (spills(r, point, &blob, why, len))
         res->status = KC_RESULT_REFUSED;
@@ -289,8 +357,10 @@ bool td_evaluate(td_search *r, const int *point, kc_cache_result *res, kc_arena 
     const char *variant = td_variant_text(a, r->tk, point);
     kc_cache_key key = td_key(a, r, variant);
     r->last_measured = false;
-    /* a cached refusal for spilling is measured when --allow-spills asks */
-    if (kc_cache_get(r->s->cache, &key, res, a) && !(r->s->o->allow_spills && spill_refusal(res))) {
+    /* a cached refusal for spilling is measured when --allow-spills asks,
+     * one for a long compile when the limit is now higher */
+    if (kc_cache_get(r->s->cache, &key, res, a) && !(r->s->o->allow_spills && spill_refusal(res)) &&
+        !(compile_refusal(res) > 0 && compile_refusal(res) < r->compile_limit_s)) {
         r->cached++;
         return res->status == KC_RESULT_OK;
     }
@@ -364,7 +434,10 @@ static bool try_reference(td_search *r, const int *point, char *why, size_t len)
     kcrt_kernel *k = NULL;
     double wall = 0, first = 0;
     r->timeout_s = r->s->o->timeout_s > 0 ? r->s->o->timeout_s : 3600; /* the reference may take its time */
-    bool ok = td_compile(r, point, &blob, why, len) && load(r, variant, &blob, &k, why, len) == KC_RESULT_OK &&
+    double t0 = td_now();
+    bool compiled = td_compile(r, point, &blob, why, len);
+    double compile_s = td_now() - t0;
+    bool ok = compiled && load(r, variant, &blob, &k, why, len) == KC_RESULT_OK &&
               launch_once(r, k, &key, FIRST_LAUNCH_GRACE_S, &first, why, len) == KC_RESULT_OK &&
               launch_once(r, k, &key, 0, &wall, why, len) == KC_RESULT_OK;
     if (ok && !td_workload_keep_reference(&r->w, why, len)) {
@@ -375,6 +448,8 @@ static bool try_reference(td_search *r, const int *point, char *why, size_t len)
     if (ok) {
         r->w.ref_seconds = wall;
         r->first_grace_s = fmax(FIRST_LAUNCH_GRACE_S, COMPILE_FACTOR * (first - wall));
+        r->compile_limit_s = r->s->o->compile_limit_s > 0 ? r->s->o->compile_limit_s
+                                                          : fmax(MIN_COMPILE_LIMIT_S, COMPILE_LIMIT_FACTOR * compile_s);
         r->timeout_s = r->s->o->timeout_s > 0 ? r->s->o->timeout_s : fmax(MIN_TIMEOUT_S, TIMEOUT_FACTOR * wall);
         r->reference = kc_arena_strdup(&r->s->arena, variant);
     }

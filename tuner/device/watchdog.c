@@ -1,5 +1,6 @@
 /*
- * watchdog.c — noticing a launch that never ends.
+ * watchdog.c — noticing a launch that never ends, or a compile that
+ * takes minutes.
  *
  * A variant can loop forever (a tunable that breaks a loop's stride) or
  * run for minutes. The host cannot cancel a dispatch in flight: Vulkan,
@@ -9,6 +10,12 @@
  * through its own connection, so that the next run skips it, and hands
  * over to the caller's on_hang, which ends the process (kc tune re-executes
  * itself and resumes from the cache).
+ *
+ * kc's own compile of a variant is watched the same way: LLVM cannot be
+ * interrupted either, and one over-unrolled variant once took 6 min 25 s
+ * for gfx1100. A compile past its limit is recorded as refused, with the
+ * limit in its detail (measure.c reads it back), so that a later
+ * run with a higher --compile-limit tries it again.
  */
 #include "device_private.h"
 
@@ -31,6 +38,7 @@ struct td_watchdog {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool armed, quit;
+    td_watch what;
     struct timespec deadline;
     double seconds;
     kc_arena arena; /* the armed key's strings */
@@ -42,11 +50,18 @@ struct td_watchdog {
 
 static void fire(td_watchdog *w)
 {
-    char err[512], msg[1024];
+    char err[512], msg[1024], detail[256];
     kc_cache *c = kc_cache_open(w->cache_path, err, sizeof(err));
-    snprintf(msg, sizeof(msg), "variant %s of '%s' at %s ran past %.1f s and cannot be stopped from the host",
-             *w->key.variant ? w->key.variant : "(default)", w->key.kernel, w->key.shape, w->seconds);
+    const char *variant = *w->key.variant ? w->key.variant : "(default)";
     kc_cache_result r = {.status = KC_RESULT_TIMEOUT, .detail = msg};
+    if (w->what == TD_WATCH_COMPILE) {
+        snprintf(detail, sizeof(detail), TD_COMPILE_WHY "%.1f s (--compile-limit raises it)", w->seconds);
+        snprintf(msg, sizeof(msg), "variant %s of '%s': %s; refused", variant, w->key.kernel, detail);
+        r = (kc_cache_result){.status = KC_RESULT_REFUSED, .detail = detail};
+    } else {
+        snprintf(msg, sizeof(msg), "variant %s of '%s' at %s ran past %.1f s and cannot be stopped from the host; "
+                 "recorded as a timeout", variant, w->key.kernel, w->key.shape, w->seconds);
+    }
     if (!c || !kc_cache_put(c, &w->key, &r, err, sizeof(err)))
         snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "; recording it failed: %s", err);
     kc_cache_close(c);
@@ -120,7 +135,7 @@ static const char *keep(kc_arena *a, const char *s)
     return kc_arena_strdup(a, s ? s : "");
 }
 
-void td_watchdog_arm(td_watchdog *w, const kc_cache_key *key, double seconds)
+void td_watchdog_arm(td_watchdog *w, const kc_cache_key *key, double seconds, td_watch what)
 {
     if (!w)
         return;
@@ -140,6 +155,7 @@ void td_watchdog_arm(td_watchdog *w, const kc_cache_key *key, double seconds)
         w->deadline.tv_nsec -= 1000000000L;
     }
     w->seconds = seconds;
+    w->what = what;
     w->armed = true;
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);

@@ -12,6 +12,8 @@
  *   - Ctrl-C stops after the measurement in flight and keeps the winner
  *   - wrong variants (a wrong value, a NaN) are caught and never chosen
  *   - a variant that never ends is recorded as a timeout and kc goes on
+ *   - a variant whose compile runs past --compile-limit is refused, and a
+ *     higher limit tries it again
  *   - racing stops timing a variant that cannot win, and --no-racing does not
  *   - the cache's Kernel Tuner export of a lavapipe space replays
  *   - on AMDGPU (the fake HIP driver) a variant that spills registers is
@@ -356,6 +358,50 @@ static void test_a_hung_variant_is_a_timeout_and_kc_goes_on(void **state)
     assert_string_equal("ok", find(rs, n, "n=256", "S=1")->status);
 }
 
+/* bulky.kc's U = 2 compiles for tens of seconds; past --compile-limit
+ * the watchdog records it as refused and kc restarts; the refusal holds
+ * for the kernel's other shape and is cached, and a higher limit tries
+ * the variant again. */
+static void test_a_variant_past_the_compile_limit_is_refused(void **state)
+{
+    (void)state;
+    char *out;
+    const char *bundle = path("bulky.kcb"), *cache = path("bulky.db");
+    assert_int_equal(0, kc_test_sh(&out, "%s build %s --quiet -o %s", KC, KC_SOURCE_DIR "/tests/tuner/device/bulky",
+                                   bundle));
+    free(out);
+    const char *tune = "%s tune %s --cache %s --timing-cap 0.1s --compile-limit %s";
+    assert_int_equal(0, kc_test_sh(&out, tune, KC, bundle, cache, "1s"));
+    ASSERT_CONTAINS(out, "variant U=2 of 'bulky': its compile ran past 1.0 s (--compile-limit raises it); refused");
+    ASSERT_CONTAINS(out, "restarting to go on from the cache (1 of at most 20)");
+    ASSERT_CONTAINS(out, "bulky n=256: best U=1");
+    ASSERT_CONTAINS(out, "bulky n=1000: best U=1");
+    if (strstr(out, "(2 of at most 20)")) /* the second shape took the first's refusal */
+        fail_msg("U=2 was compiled again at the second shape:\n%s", out);
+    free(out);
+    result rs[4];
+    int n = results(cache, "bulky", rs, 4);
+    assert_int_equal(4, n);
+    for (int i = 0; i < 2; i++) {
+        const char *shape = i ? "n=1000" : "n=256";
+        assert_string_equal("refused", find(rs, n, shape, "U=2")->status);
+        assert_string_equal("ok", find(rs, n, shape, "U=1")->status);
+    }
+    /* cached: the same limit compiles nothing again */
+    assert_int_equal(0, kc_test_sh(&out, tune, KC, bundle, cache, "1s"));
+    ASSERT_CONTAINS(out, "0 measured, 4 from the cache");
+    if (strstr(out, "restarting"))
+        fail_msg("the cached refusal was compiled again:\n%s", out);
+    free(out);
+    /* a higher limit tries it again (and, at 2 s, refuses it again, once
+     * for both shapes) */
+    assert_int_equal(0, kc_test_sh(&out, tune, KC, bundle, cache, "2s"));
+    ASSERT_CONTAINS(out, "its compile ran past 2.0 s (--compile-limit raises it); refused");
+    if (strstr(out, "(2 of at most 20)"))
+        fail_msg("U=2 was compiled again at the second shape:\n%s", out);
+    free(out);
+}
+
 /* race.kc's R = 64 does 64 times R = 1's work: every launch of it is far
  * past 1.5 times R = 1's median, so racing stops its timing after the
  * first round, and it still loses. */
@@ -546,6 +592,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
         cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
         cmocka_unit_test(test_a_hung_variant_is_a_timeout_and_kc_goes_on),
+        cmocka_unit_test(test_a_variant_past_the_compile_limit_is_refused),
         cmocka_unit_test(test_racing_stops_timing_a_variant_that_cannot_win),
         cmocka_unit_test(test_spilling_variants_are_skipped_unless_allowed),
         cmocka_unit_test(test_bad_requests_say_what_and_where),
