@@ -1596,8 +1596,8 @@ static void layernorm_case(rt_rng *r, int rows, int n, float eps, float mean, bo
     double *bound = kd_bounds(len);
     kc_ref_layernorm(rows, n, eps, x, g, be, want);
     double cond = norm_bounds(rows, n, eps, x, gfull, bfull, want, bound);
-    kcrt_buffer *bx = kd_in(x, len, false), *bg = kd_in(g, (size_t)n, false),
-                *bb = kd_in(be, (size_t)n, false);
+    kcrt_buffer *bx = kd_in(x, len, true), *bg = kd_in(g, (size_t)n, true),
+                *bb = kd_in(be, (size_t)n, true);
     kcrt_buffer *by = kd_out(len);
     kd_case c = {.kernel = "layernorm",
                  .nargs = 7,
@@ -1632,6 +1632,12 @@ static void test_layernorm(void **state)
     layernorm_case(&r, 9, 37, 1e-5f, 100, false, v, nv);
     layernorm_case(&r, 2, 33, 0.1f, 0, true, v, nv);
     layernorm_case(&r, 2, 1030, 0, 0, false, v, nv);
+    /* rows of whole float4s: held in registers at V >= 2 on lavapipe's
+     * 8-lane subgroups (16 float4s; a large mean; a constant row), and
+     * past the registers at every V (65 float4s > 8 x 8) */
+    layernorm_case(&r, 7, 64, 1e-5f, 50, false, v, nv);
+    layernorm_case(&r, 3, 32, 0.1f, 0, true, v, nv);
+    layernorm_case(&r, 3, 260, 1e-5f, 0, false, v, nv);
     kd_report("layernorm", nv, kd_info("layernorm")->tolerance);
 }
 
