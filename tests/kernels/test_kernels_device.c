@@ -1717,8 +1717,8 @@ static void conv1d_case(rt_rng *r, conv_shape s, bool half, const char *const *v
     float *x = kd_uniform(r, nx, -1, 1), *w = kd_uniform(r, nw, -1, 1),
           *bias = kd_uniform(r, (size_t)s.cout, -1, 1);
     /* conv1d_f16: x and w as halves (rounded here, so that the reference reads the same values) */
-    kcrt_buffer *bx = half ? kd_in_half(x, nx) : kd_in(x, nx, false),
-                *bw = half ? kd_in_half(w, nw) : kd_in(w, nw, false), *bb = kd_in(bias, (size_t)s.cout, false),
+    kcrt_buffer *bx = half ? kd_in_half(x, nx) : kd_in(x, nx, true), /* conv1d: float4 views */
+                *bw = half ? kd_in_half(w, nw) : kd_in(w, nw, true), *bb = kd_in(bias, (size_t)s.cout, false),
                 *by = half ? kd_out_half(ny) : kd_out(ny);
     float *want = kd_alloc(ny), *S = kd_alloc(ny);
     double *bound = kd_bounds(ny);
@@ -1816,7 +1816,7 @@ static void convt_case(rt_rng *r, conv_shape s, const char *const *v, int nv)
     int taps = s.cin / groups * ((s.ks + stride - 1) / stride);
     for (size_t i = 0; i < ny; i++)
         bound[i] = gamma_n(taps + 2) * S[i] + KD_U * fabs(want[i]);
-    kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(w, nw, false),
+    kcrt_buffer *bx = kd_in(x, nx, true), *bw = kd_in(w, nw, false), /* x: a float4 view */
                 *bb = kd_in(bias, (size_t)s.cout, false);
     kcrt_buffer *by = kd_out(ny);
     kd_case c = {.kernel = "conv_transpose1d",
