@@ -6,7 +6,10 @@ Copies kernels/ to BUILD/bench/slowed-package/ with every kernel made to do
 its work twice: its grid gets twice the workgroups, and the second half
 computes what the first does (and writes the same values). A kernel whose
 grid's z is 1 gets z = 2 (nothing in it reads the z index); the others get
-twice their y and read their y index modulo the original count. Each
+twice their y and read their y index modulo the original count, or, where
+the kernel's file does not read its y index (bmm's is in gemm.kch), twice
+their z, read modulo the original count (and a grid-stride loop's
+kc_num_groups(2) read as that count). Each
 benchmark's verdict depends only on its own kernel (its time over a
 reference kernel's), so one bundle with every kernel slowed shows each
 slowdown caught alone. Builds BUILD/bench/slowed-package.kcb, runs kc
@@ -21,7 +24,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-GRID = re.compile(r"KC_GRID\((.*)\)\s*$")
 
 
 def split_args(text):
@@ -37,28 +39,45 @@ def split_args(text):
     return out
 
 
+def grid_of(source, name):
+    """The span of KC_GRID's argument text (it may run over several lines)."""
+    start = source.find("KC_GRID(")
+    if start < 0:
+        sys.exit("slowed_package.py: %s has no KC_GRID" % name)
+    depth, i = 0, start + len("KC_GRID")
+    for j in range(i, len(source)):
+        depth += source[j] == "("
+        depth -= source[j] == ")"
+        if depth == 0:
+            return i + 1, j
+    sys.exit("slowed_package.py: %s: KC_GRID( is never closed" % name)
+
+
+def fold(text, axis, count):
+    """Groups count .. 2 count - 1 of an axis redo what groups 0 .. count - 1
+    do: the group index taken modulo count, and the group count read as
+    count (a grid-stride loop then walks the same items twice)."""
+    return (text.replace("kc_group_id(%d)" % axis, "(kc_group_id(%d) %% (%s))" % (axis, count))
+            .replace("kc_num_groups(%d)" % axis, "(%s)" % count))
+
+
+def foldable(text, axis):
+    """The kernel's file reads the axis's group index once and nothing else
+    of it (an index read in an include cannot be folded here)."""
+    return text.count("kc_group_id(%d)" % axis) == 1 and "kc_global_id(%d)" % axis not in text
+
+
 def slow(source, name):
-    lines = source.split("\n")
-    for n, line in enumerate(lines):
-        m = GRID.search(line)
-        if not m:
-            continue
-        x, y, z = split_args(m.group(1))
-        if z == "1":
-            grid = "KC_GRID(%s, %s, 2)" % (x, y)
-            body = source
-        else:
-            grid = "KC_GRID(%s, 2 * (%s), %s)" % (x, y, z)
-            body = None
-        lines[n] = line[:m.start()] + grid
-        out = "\n".join(lines)
-        if body is None:
-            uses = out.count("kc_group_id(1)")
-            if uses != 1 or "kc_global_id(1)" in out or "kc_num_groups(1)" in out:
-                sys.exit("slowed_package.py: %s: cannot fold its y index (kc_group_id(1) %d times)" % (name, uses))
-            out = out.replace("kc_group_id(1)", "(kc_group_id(1) %% (%s))" % y)
-        return out
-    sys.exit("slowed_package.py: %s has no KC_GRID on one line" % name)
+    lo, hi = grid_of(source, name)
+    x, y, z = (" ".join(a.split()) for a in split_args(source[lo:hi]))
+    if z == "1":
+        return source[:lo] + "%s, %s, 2" % (x, y) + source[hi:]
+    if foldable(source, 1) and "kc_num_groups(1)" not in source:
+        return fold(source[:lo] + "%s, 2 * (%s), %s" % (x, y, z) + source[hi:], 1, y)
+    if foldable(source, 2):
+        return fold(source[:lo] + "%s, %s, 2 * (%s)" % (x, y, z) + source[hi:], 2, z)
+    sys.exit("slowed_package.py: %s: cannot fold its y or z index (read %d and %d times in the file)" %
+             (name, source.count("kc_group_id(1)"), source.count("kc_group_id(2)")))
 
 
 def main():
