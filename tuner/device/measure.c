@@ -302,9 +302,12 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
         kc_stats_summary sum;
         kc_stats_summarize(samples, n, &sum);
         median = sum.median, iqr = sum.q3 - sum.q1;
-        if ((n >= 10 && 1.58 * iqr / sqrt(n) <= NOTCH_BOUND * median) || td_now() - t0 >= cap)
-            break;
+        /* racing first: a variant that cannot win is said to have been cut
+         * short even where the timing cap ran out in the same round (a slow
+         * variant on a busy machine spends the cap in its first rounds) */
         if ((raced = cannot_win(&sum, best_ns)))
+            break;
+        if ((n >= 10 && 1.58 * iqr / sqrt(n) <= NOTCH_BOUND * median) || td_now() - t0 >= cap)
             break;
     }
     td_watchdog_disarm(r->s->dog);
