@@ -27,7 +27,16 @@ bash tests/windows/run.sh build/tools/kc build-windows
 step "tests (the exhaustive tier: every target, every wave size)"
 (cd build && ctest --output-on-failure -j "$jobs" -L exhaustive)
 step "benchmarks against the committed lavapipe baseline (bench/ci.sh; docs/benchmarks.md)"
-KC_BENCH_PACKAGE= bench/ci.sh build
+# A regression must show in two whole checks a minute apart: on 2026-11-28
+# a clean-clone run read saxpy, unchanged, at +57% twice in a row (right
+# after the exhaustive tier; three checks minutes later read +6% to +22%),
+# presumably a slow spell of this virtual machine's memory that the matched
+# reference did not share. A real slowdown persists; docs/benchmarks.md has the figures.
+if ! KC_BENCH_PACKAGE= bench/ci.sh build; then
+  echo "bench/ci.sh: a regression; measuring the whole check again in 60 s (a real one persists)"
+  sleep 60
+  KC_BENCH_PACKAGE= bench/ci.sh build
+fi
 step "the shipped package's kernels against their baseline (advisory: reported, not a CI failure; docs/benchmarks.md)"
 KC_BENCH_BUNDLE= bench/ci.sh build || echo "bench/ci.sh: a shipped kernel read as a regression (advisory; see above)"
 
