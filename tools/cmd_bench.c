@@ -6,6 +6,7 @@
  *            [--json F] [--junit F] [--markdown F] [--record F]
  *            [--baseline F [--max-regression 10%] [--alpha A]
  *                          [--allow-other-device | --skip-other-device]]
+ *            [--against OLD.kcb [--max-regression 10%] [--alpha A]]
  *   kc bench --calibrate [--device N] [--peaks F]
  *
  * The pipeline, top to bottom (run): open the device; read the baseline
@@ -13,8 +14,11 @@
  * baseline's reference shape when there is one); --calibrate if asked;
  * measure every kernel and shape; compare, measuring a suspected
  * regression again; report; exit 1 when a regression is confirmed or a
- * benchmark failed. kc_bench.h tells the noise model; docs/benchmarks.md
- * tells it for users.
+ * benchmark failed. With --against, the baseline is another bundle (the
+ * one last accepted), loaded beside this one, and each kernel is measured
+ * interleaved with its namesake there instead of with the reference
+ * kernel: the comparison needs nothing recorded on another day. kc_bench.h
+ * tells the noise model; docs/benchmarks.md tells it for users.
  */
 #include "kc_bench.h"
 #include "kc_tools.h"
@@ -37,7 +41,7 @@ typedef struct bench_opts {
     const char *shapes[MAX_LIST];
     int nshapes;
     int device;
-    const char *json, *junit, *markdown, *record, *baseline, *peaks, *calib_bundle;
+    const char *json, *junit, *markdown, *record, *baseline, *peaks, *calib_bundle, *against;
     double max_regression, alpha;
     bool allow_other, skip_other, calibrate, verbose, smallest;
     bool tty; /* stderr is a terminal: progress on one line, redrawn */
@@ -134,7 +138,8 @@ static int option(bench_opts *o, int k, const char *v)
     case 17: o->verbose = true; return 0;
     case 18: o->skip_other = true; return 0;
     case 19: o->smallest = true; return 0;
-    default: o->calib_bundle = v; return 0; /* the last of opts[] */
+    case 20: o->calib_bundle = v; return 0;
+    default: o->against = v; return 0; /* the last of opts[] */
     }
 }
 
@@ -160,7 +165,8 @@ static int parse_options(int argc, char **argv, bench_opts *o)
                                   {"--verbose", false},
                                   {"--skip-other-device", false},
                                   {"--smallest", false},
-                                  {"--calibration-bundle", true}};
+                                  {"--calibration-bundle", true},
+                                  {"--against", true}};
     kc_args a = {.cmd = "bench", .argc = argc, .argv = argv, .i = 1};
     *o = (bench_opts){.device = -1,
                       .max_regression = 0.10,
@@ -183,6 +189,9 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         (o->baseline || o->record || o->json || o->junit || o->markdown || o->nkernels || o->nshapes))
         return kc_usage_error(
             "bench", "--calibrate alone takes only --device and --peaks; give a bundle to benchmark");
+    if (o->against && (o->baseline || o->record))
+        return kc_usage_error("bench", "--against compares with a bundle measured in the same run: it takes "
+                                       "neither --baseline nor --record");
     if (o->allow_other && o->skip_other)
         return kc_usage_error("bench", "--allow-other-device and --skip-other-device contradict each other");
     o->tty = kc_is_terminal(stderr);
@@ -193,7 +202,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
 
 typedef struct bench_state {
     kcrt_context *ctx;
-    kcrt_bundle *b;
+    kcrt_bundle *b, *old; /* the bundle benchmarked, and --against's */
     kc_bench_ref *ref;
     kc_bench_run run, base; /* this run, and the baseline when there is one */
     bool have_base, skipped;
@@ -255,6 +264,8 @@ static int open_all(bench_state *st, const bench_opts *o)
     int rc = o->baseline ? read_baseline(st, o) : KC_EXIT_OK;
     if (rc)
         return rc;
+    if (o->against && kcrt_bundle_load(st->ctx, o->against, &st->old) != KCRT_OK)
+        return fail("--against: %s", kcrt_error(st->ctx));
     if (!(st->ref = kc_bench_ref_open(st->ctx, o->calib_bundle, err, sizeof(err))))
         return fail("%s", err);
     if (st->have_base && st->base.ref_hash && strcmp(st->base.ref_hash, kc_bench_ref_hash(st->ref)) != 0)
@@ -310,6 +321,13 @@ static void describe_run(bench_state *st, const bench_opts *o)
     r->alpha = o->alpha;
     r->rounds = o->m.rounds;
     kc_bench_peaks_find(st->peaks_path, d, &r->peaks);
+    if (st->old) {
+        r->against = true;
+        r->baseline_path = o->against;
+        r->baseline_version = kcrt_bundle_meta(st->old, "kc_version");
+        r->baseline_created = kcrt_bundle_meta(st->old, "created");
+        r->baseline_device = d->key;
+    }
 }
 
 static bool wanted(const bench_opts *o, const char *kernel)
@@ -402,6 +420,57 @@ static void compare(bench_state *st, const bench_opts *o, kcrt_kernel *k, kc_ben
     kc_bench_judge(res->ratios, res->rounds, b->ratios, b->rounds, o->max_regression, o->alpha, &c->final);
 }
 
+/* --against: the verdict of one result's interleaved rounds; a suspected
+ * regression is measured again, as above. */
+static void compare_against(bench_state *st, const bench_opts *o, kcrt_kernel *k, kcrt_kernel *old,
+                            kc_bench_result *res, int i)
+{
+    kc_bench_compare *c = &res->cmp;
+    if (res->error)
+        return;
+    *c = (kc_bench_compare){.have = true, .base_variant = res->ref_variant};
+    kc_bench_judge_against(res, o->max_regression, o->alpha, &c->first);
+    c->final = c->first;
+    if (c->first.verdict == KC_BENCH_REGRESSION) {
+        progress(o, i, st->run.results.len, res, "measuring again");
+        kc_bench_result again = *res;
+        again.error = NULL;
+        kc_bench_measure_against(k, old, &o->m, &st->run.arena, &again);
+        if (!again.error) {
+            again.seconds += res->seconds;
+            again.cmp = *c;
+            *res = again;
+            c = &res->cmp;
+            c->remeasured = true;
+            kc_bench_judge_against(res, o->max_regression, o->alpha, &c->final);
+        }
+    }
+    c->base_ratio = 1;
+    c->base_median_ns = res->ref_time.median;
+    c->base_variant = res->ref_variant;
+    if (res->ref_variant && res->variant && strcmp(res->ref_variant, res->variant) != 0)
+        c->note =
+            kc_arena_printf(&st->run.arena, "the variant differs (baseline bundle: %s)", res->ref_variant);
+}
+
+/* One benchmark with --against: interleaved with the baseline bundle's
+ * kernel of that name, or with the reference kernel when it has none. */
+static void measure_against(bench_state *st, const bench_opts *o, kcrt_kernel *k, kc_bench_result *res, int i)
+{
+    kcrt_kernel *old = NULL;
+    int n = kcrt_bundle_kernel_count(st->old);
+    for (int j = 0; j < n && !old; j++)
+        if (strcmp(kcrt_bundle_kernel_info(st->old, j)->name, res->kernel) == 0 &&
+            kcrt_kernel_get(st->old, res->kernel, &old) != KCRT_OK)
+            old = NULL;
+    if (!old) {
+        kc_bench_measure(st->ref, k, NULL, &o->m, &st->run.arena, res);
+        return; /* "new": nothing to compare with */
+    }
+    kc_bench_measure_against(k, old, &o->m, &st->run.arena, res);
+    compare_against(st, o, k, old, res, i);
+}
+
 static void measure_all(bench_state *st, const bench_opts *o)
 {
     kc_bench_run *r = &st->run;
@@ -413,11 +482,16 @@ static void measure_all(bench_state *st, const bench_opts *o)
             res->error = kc_arena_strdup(&r->arena, kcrt_error(st->ctx));
             continue;
         }
-        /* against the reference at the baseline's size, so that the ratios compare */
-        const kc_bench_result *b = st->have_base ? kc_bench_find(&st->base, res->kernel, res->shape) : NULL;
-        kc_bench_measure(st->ref, k, b ? b->ref_shape : NULL, &o->m, &r->arena, res);
-        if (st->have_base)
-            compare(st, o, k, res, i);
+        if (st->old) {
+            measure_against(st, o, k, res, i);
+        } else {
+            /* against the reference at the baseline's size, so that the ratios compare */
+            const kc_bench_result *b =
+                st->have_base ? kc_bench_find(&st->base, res->kernel, res->shape) : NULL;
+            kc_bench_measure(st->ref, k, b ? b->ref_shape : NULL, &o->m, &r->arena, res);
+            if (st->have_base)
+                compare(st, o, k, res, i);
+        }
         if (!res->error)
             res->roofline =
                 kc_bench_roofline(&r->peaks, res->bytes, res->flops, res->time.median, &res->bound);
@@ -493,6 +567,8 @@ int kc_cmd_bench(int argc, char **argv)
     kc_bench_ref_close(st.ref);
     if (st.b)
         kcrt_bundle_free(st.b);
+    if (st.old)
+        kcrt_bundle_free(st.old);
     kcrt_close(st.ctx);
     kc_bench_run_free(&st.run);
     if (st.have_base)

@@ -329,23 +329,39 @@ static void failed(kc_bench_result *res, kc_arena *a, const char *fmt, const cha
     res->error = kc_arena_printf(a, fmt, what);
 }
 
-/* The rounds themselves: fills times, ref and ratios. */
-static bool run_rounds(kc_bench_ref *ref, const kcrt_arg *rargs, kcrt_kernel *k, const kc_bench_args *args,
-                       int pk, int pr, kc_bench_result *res)
+/* The rounds themselves: fills times, ref and ratios. The reference is
+ * kc's reference kernel or, for --against, the baseline bundle's kernel. */
+typedef struct launch {
+    kcrt_kernel *k;
+    const kcrt_arg *args;
+    size_t nargs;
+} launch;
+
+static bool run_rounds(launch r, launch k, int pk, int pr, kc_bench_result *res)
 {
     double *each = malloc((size_t)(pk > pr ? pk : pr) * sizeof(double));
     if (!each)
         return false;
-    bool ok = !isnan(res->ref[0] = timed_mean(ref->k, rargs, 4, pr, each));
+    bool ok = !isnan(res->ref[0] = timed_mean(r.k, r.args, r.nargs, pr, each));
     for (int i = 0; ok && i < res->rounds; i++) {
-        double tk = timed_mean(k, args->args, (size_t)args->nargs, pk, each);
+        double tk = timed_mean(k.k, k.args, k.nargs, pk, each);
         memcpy(res->times + (size_t)i * pk, each, (size_t)pk * sizeof(double));
-        ok = !isnan(tk) && !isnan(res->ref[i + 1] = timed_mean(ref->k, rargs, 4, pr, each));
+        ok = !isnan(tk) && !isnan(res->ref[i + 1] = timed_mean(r.k, r.args, r.nargs, pr, each));
         if (ok)
             res->ratios[i] = tk / sqrt(res->ref[i] * res->ref[i + 1]);
     }
     free(each);
     return ok;
+}
+
+/* Room for the samples of the planned rounds, then the rounds. */
+static bool sample(launch r, launch k, int pr, kc_arena *a, kc_bench_result *res)
+{
+    res->ntimes = res->rounds * res->per_round;
+    res->times = kc_arena_alloc(a, (size_t)res->ntimes * sizeof(double));
+    res->ref = kc_arena_alloc(a, (size_t)(res->rounds + 1) * sizeof(double));
+    res->ratios = kc_arena_alloc(a, (size_t)res->rounds * sizeof(double));
+    return run_rounds(r, k, res->per_round, pr, res);
 }
 
 static void derived(kc_bench_result *res, const kc_bench_args *args, const kcrt_kernel_info *ki)
@@ -360,23 +376,34 @@ static void derived(kc_bench_result *res, const kc_bench_args *args, const kcrt_
     res->roofline = -1;
 }
 
-/* The kernel's first launch (which makes its pipeline) and a first
- * estimate of its time; the reference's size, matched to it unless given. */
-static bool prepare(kc_bench_ref *ref, kcrt_kernel *k, const kc_bench_args *args, const char *ref_shape,
-                    kcrt_arg rargs[4], double *t_k, double *t_r, kc_arena *a, kc_bench_result *res)
+/* A kernel's first launch (which makes its pipeline) and a first estimate
+ * of its time; the variant it chose, in the arena. */
+static bool first_launch(kcrt_kernel *k, const kc_bench_args *args, double *t, const char **variant,
+                         const char **why, kc_arena *a, kc_bench_result *res)
 {
     kcrt_context *ctx = kcrt_kernel_context(k);
-    const char *variant = NULL, *why = NULL;
+    const char *v = NULL, *w = NULL;
     double each[5];
-    char err[512], shape[64];
-    if (kcrt_kernel_choose(k, args->args, (size_t)args->nargs, &variant, &why) != KCRT_OK ||
+    if (kcrt_kernel_choose(k, args->args, (size_t)args->nargs, &v, &w) != KCRT_OK ||
         kcrt_launch(k, args->args, (size_t)args->nargs) != KCRT_OK || kcrt_finish(ctx) != KCRT_OK ||
-        isnan(*t_k = timed_median(k, args->args, (size_t)args->nargs, 5, each))) {
+        isnan(*t = timed_median(k, args->args, (size_t)args->nargs, 5, each))) {
         failed(res, a, "%s", kcrt_error(ctx));
         return false;
     }
-    res->variant = kc_arena_strdup(a, variant);
-    res->why = kc_arena_strdup(a, why);
+    *variant = kc_arena_strdup(a, v);
+    if (why)
+        *why = kc_arena_strdup(a, w);
+    return true;
+}
+
+/* The kernel's first launch; the reference's size, matched to it unless given. */
+static bool prepare(kc_bench_ref *ref, kcrt_kernel *k, const kc_bench_args *args, const char *ref_shape,
+                    kcrt_arg rargs[4], double *t_k, double *t_r, kc_arena *a, kc_bench_result *res)
+{
+    double each[3];
+    char err[512], shape[64];
+    if (!first_launch(k, args, t_k, &res->variant, &res->why, a, res))
+        return false;
     double bytes = kc_bench_args_eval(args, kcrt_kernel_info_get(k)->bytes);
     if (!ref_shape && !ref_match(ref, bytes > 0 ? bytes : (double)args->buffer_bytes, *t_k, shape,
                                  sizeof(shape), err, sizeof(err))) {
@@ -386,7 +413,7 @@ static bool prepare(kc_bench_ref *ref, kcrt_kernel *k, const kc_bench_args *args
     res->ref_shape = kc_arena_strdup(a, ref_shape ? ref_shape : shape);
     if (!ref_args(ref, res->ref_shape, rargs, err, sizeof(err)) ||
         isnan(*t_r = timed_median(ref->k, rargs, 4, 3, each))) {
-        failed(res, a, "%s", isnan(*t_r) ? kcrt_error(ctx) : err);
+        failed(res, a, "%s", isnan(*t_r) ? kcrt_error(ref->ctx) : err);
         return false;
     }
     return true;
@@ -409,14 +436,45 @@ void kc_bench_measure(kc_bench_ref *ref, kcrt_kernel *k, const char *ref_shape, 
     if (prepare(ref, k, &args, ref_shape, rargs, &t_k, &t_r, a, res)) {
         int pr;
         plan(o, t_k, t_r, &res->rounds, &res->per_round, &pr);
-        res->ntimes = res->rounds * res->per_round;
-        res->times = kc_arena_alloc(a, (size_t)res->ntimes * sizeof(double));
-        res->ref = kc_arena_alloc(a, (size_t)(res->rounds + 1) * sizeof(double));
-        res->ratios = kc_arena_alloc(a, (size_t)res->rounds * sizeof(double));
-        if (!run_rounds(ref, rargs, k, &args, res->per_round, pr, res))
+        launch r = {ref->k, rargs, 4}, kl = {k, args.args, (size_t)args.nargs};
+        if (!sample(r, kl, pr, a, res))
             failed(res, a, "timing: %s", kcrt_error(kcrt_kernel_context(k)));
         else
             derived(res, &args, ki);
+    }
+    kc_bench_args_free(&args);
+    res->seconds = now_seconds() - start;
+}
+
+void kc_bench_measure_against(kcrt_kernel *k, kcrt_kernel *base, const kc_bench_opts *o, kc_arena *a,
+                              kc_bench_result *res)
+{
+    double start = now_seconds();
+    const kcrt_kernel_info *ki = kcrt_kernel_info_get(k);
+    kc_bench_args args, bargs;
+    char err[1024];
+    double t_k, t_b;
+    res->source_hash = kc_arena_strdup(a, ki->source_hash);
+    res->ref_shape = res->shape;
+    if (!kc_bench_args_make(k, res->shape, o->seed, &args, err, sizeof(err))) {
+        failed(res, a, "%s", err);
+        res->seconds = now_seconds() - start;
+        return;
+    }
+    if (!kc_bench_args_make(base, res->shape, o->seed, &bargs, err, sizeof(err))) {
+        failed(res, a, "the baseline bundle's kernel: %s", err);
+    } else {
+        if (first_launch(k, &args, &t_k, &res->variant, &res->why, a, res) &&
+            first_launch(base, &bargs, &t_b, &res->ref_variant, NULL, a, res)) {
+            int pb;
+            plan(o, t_k, t_b, &res->rounds, &res->per_round, &pb);
+            launch r = {base, bargs.args, (size_t)bargs.nargs}, kl = {k, args.args, (size_t)args.nargs};
+            if (!sample(r, kl, pb, a, res))
+                failed(res, a, "timing: %s", kcrt_error(kcrt_kernel_context(k)));
+            else
+                derived(res, &args, ki);
+        }
+        kc_bench_args_free(&bargs);
     }
     kc_bench_args_free(&args);
     res->seconds = now_seconds() - start;

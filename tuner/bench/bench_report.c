@@ -205,12 +205,20 @@ static void explain(const kc_bench_result *res, char *out, size_t len)
     const kc_bench_compare *c = &res->cmp;
     const kc_bench_check *f = &c->final;
     char conf[16];
-    size_t at = (size_t)snprintf(
-        out, len,
-        "%s %s: %+.1f%% against the reference kernel (ratio %.4g, baseline %.4g), confidence %s "
-        "(Mann-Whitney U = %.0f, %d vs %d samples, p = %.2g)",
-        res->kernel, res->shape, 100 * f->change, res->ratio.median, c->base_ratio,
-        confidence(f->p, conf, sizeof(conf)), f->u, f->n_now, f->n_base, f->p);
+    char now[32], base[32];
+    size_t at = (size_t)snprintf(out, len, "%s %s: %+.1f%% ", res->kernel, res->shape, 100 * f->change);
+    if (res->ref_variant && at < len) /* --against */
+        at += (size_t)snprintf(out + at, len - at,
+                               "against the baseline bundle's kernel, interleaved (%s vs %s)",
+                               kc_bench_duration(res->time.median, now, sizeof(now)),
+                               kc_bench_duration(c->base_median_ns, base, sizeof(base)));
+    else if (at < len)
+        at += (size_t)snprintf(out + at, len - at, "against the reference kernel (ratio %.4g, baseline %.4g)",
+                               res->ratio.median, c->base_ratio);
+    if (at < len)
+        at += (size_t)snprintf(out + at, len - at,
+                               ", confidence %s (Mann-Whitney U = %.0f, %d vs %d samples, p = %.2g)",
+                               confidence(f->p, conf, sizeof(conf)), f->u, f->n_now, f->n_base, f->p);
     if (c->remeasured && at < len)
         at += (size_t)snprintf(out + at, len - at,
                                "; the first measurement read %+.1f%% (p = %.2g), this is the second",
@@ -222,15 +230,25 @@ static void explain(const kc_bench_result *res, char *out, size_t len)
 static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
 {
     fprintf(out, "%sdevice     %s [%s]\n", bullet, r->device_name, r->backend);
-    fprintf(out, "%sreference  %s, sized per benchmark to last as long as its kernel\n", bullet,
-            r->ref_kernel);
+    if (r->against)
+        fprintf(out, "%sreference  each kernel's namesake in %s, at the same shape, interleaved\n", bullet,
+                r->baseline_path);
+    else
+        fprintf(out, "%sreference  %s, sized per benchmark to last as long as its kernel\n", bullet,
+                r->ref_kernel);
     if (r->peaks.known)
         fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s)\n", bullet, r->peaks.gb_per_s,
                 r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when);
     else
         fprintf(out, "%speaks      unknown: `kc bench --calibrate` measures them, for the roofline column\n",
                 bullet);
-    if (compared(r))
+    if (r->against)
+        fprintf(out,
+                "%sbaseline   the bundle %s (kc %s, built %s), measured in this run; a regression: slower by "
+                "more than %.0f%% with p < %g, twice\n",
+                bullet, r->baseline_path, r->baseline_version ? r->baseline_version : "?",
+                r->baseline_created ? r->baseline_created : "?", 100 * r->max_regression, r->alpha);
+    else if (compared(r))
         fprintf(
             out,
             "%sbaseline   %s (kc %s, %s)%s; a regression: slower by more than %.0f%% with p < %g, twice\n",

@@ -11,7 +11,8 @@
  *    "reference": {"kernel", "source_hash"},
  *    "peaks": {"gb_per_s", "gflop_per_s", "source"} | null,
  *    "settings": {"rounds", "max_regression", "alpha"},
- *    "baseline": {"path", "kc_version", "device_key", "created"} | null,
+ *    "baseline": {"path", "kc_version", "device_key", "created", "other_device",
+ *                 "bundle" (true: --against's bundle, measured in this run)} | null,
  *    "benchmarks": [{"kernel", "shape", "variant", "why", "source_hash",
  *        "rounds", "per_round", "median_ns", "q1_ns", "q3_ns", "spread",
  *        "samples", "ratio_median", "ratio_spread", "reference_shape",
@@ -26,7 +27,8 @@
  * direction of the change. Beyond the threshold and p < alpha: a
  * regression (or faster); beyond the threshold but p >= alpha: noisy;
  * otherwise unchanged. cmd_bench.c measures a regression again before it
- * believes it.
+ * believes it. With --against (kc_bench_judge_against) the same test runs
+ * on the kernel's times against the baseline bundle's, from one run.
  */
 #include "kc_bench.h"
 
@@ -107,6 +109,24 @@ void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, 
         out->verdict = KC_BENCH_NOISY;
     else
         out->verdict = out->change > 0 ? KC_BENCH_REGRESSION : KC_BENCH_FASTER;
+}
+
+void kc_bench_judge_against(const kc_bench_result *res, double max_regression, double alpha,
+                            kc_bench_check *out)
+{
+    double *now = malloc((size_t)res->rounds * sizeof(double));
+    if (!now) {
+        *out = (kc_bench_check){.verdict = KC_BENCH_NOISY};
+        return;
+    }
+    for (int i = 0; i < res->rounds; i++) {
+        double sum = 0;
+        for (int j = 0; j < res->per_round; j++)
+            sum += res->times[(size_t)i * res->per_round + j];
+        now[i] = sum / res->per_round;
+    }
+    kc_bench_judge(now, res->rounds, res->ref, res->rounds + 1, max_regression, alpha, out);
+    free(now);
 }
 
 /* ---- writing --------------------------------------------------------------------- */
@@ -216,10 +236,11 @@ static json_t *run_json(const kc_bench_run *r)
                                   "alpha", r->alpha));
     json_object_set_new(o, "baseline",
                         r->baseline_path
-                            ? json_pack("{s:s, s:o, s:o, s:o, s:b}", "path", r->baseline_path, "kc_version",
-                                        str_or_null(r->baseline_version), "device_key",
+                            ? json_pack("{s:s, s:o, s:o, s:o, s:b, s:b}", "path", r->baseline_path,
+                                        "kc_version", str_or_null(r->baseline_version), "device_key",
                                         str_or_null(r->baseline_device), "created",
-                                        str_or_null(r->baseline_created), "other_device", r->other_device)
+                                        str_or_null(r->baseline_created), "other_device", r->other_device,
+                                        "bundle", r->against)
                             : json_null());
     json_t *list = json_array();
     for (int i = 0; i < r->results.len; i++)

@@ -21,6 +21,12 @@
  * the median ratio grew by more than the threshold AND a one-sided
  * Mann–Whitney U test over the ratio samples says it is not chance — twice:
  * a suspected regression is measured again with fresh samples.
+ *
+ * With --against, the reference of each benchmark is the same kernel at
+ * the same shape from another bundle (the one last accepted), and what is
+ * judged is the kernel's time against that bundle's kernel's, both from
+ * the same interleaved rounds: nothing recorded on another day, so a
+ * change of host or driver moves both sides alike.
  */
 #ifndef KC_BENCH_H
 #define KC_BENCH_H
@@ -122,10 +128,11 @@ typedef struct kc_bench_compare {
 /* One kernel at one shape. */
 typedef struct kc_bench_result {
     const char *kernel, *shape, *variant, *why, *source_hash;
-    const char *ref_shape; /* the reference kernel's shape it was compared with */
-    const char *error;     /* why it could not be measured; NULL when it was */
-    int rounds, per_round; /* ratio samples, and timed launches in each */
-    double *times;         /* every timed launch of the kernel, ns: rounds x per_round */
+    const char *ref_shape;   /* the reference kernel's shape it was compared with */
+    const char *ref_variant; /* --against: the variant the baseline bundle's kernel chose */
+    const char *error;       /* why it could not be measured; NULL when it was */
+    int rounds, per_round;   /* ratio samples, and timed launches in each */
+    double *times;           /* every timed launch of the kernel, ns: rounds x per_round */
     int ntimes;
     double *ref;    /* the reference kernel's mean launch per submission: rounds + 1 */
     double *ratios; /* per round: the kernel's mean launch / the geometric mean of
@@ -151,6 +158,7 @@ typedef struct kc_bench_run {
     /* the baseline compared with, when there was one */
     const char *baseline_path, *baseline_version, *baseline_created, *baseline_device;
     bool other_device; /* compared with another device's baseline (--allow-other-device) */
+    bool against;      /* the baseline is a bundle measured in this run (--against) */
     double elapsed;    /* seconds, the whole run */
 } kc_bench_run;
 
@@ -170,6 +178,11 @@ bool kc_bench_write_json(const kc_bench_run *r, const char *path, char *err, siz
 bool kc_bench_read_json(kc_bench_run *b, const char *path, char *err, size_t errlen);
 /* The baseline's entry for a kernel and shape, or NULL. */
 const kc_bench_result *kc_bench_find(const kc_bench_run *b, const char *kernel, const char *shape);
+/* --against: the verdict of the kernel's times (each round's mean) against
+ * the baseline bundle's kernel's (each submission's mean), from res's
+ * interleaved rounds. */
+void kc_bench_judge_against(const kc_bench_result *res, double max_regression, double alpha,
+                            kc_bench_check *out);
 /* The verdict of ratios now against the baseline's. */
 void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, double max_regression,
                     double alpha, kc_bench_check *out);
@@ -212,6 +225,13 @@ const char *kc_bench_ref_kernel(const kc_bench_ref *ref);
  * failure res->error. Results live in arena a. */
 void kc_bench_measure(kc_bench_ref *ref, kcrt_kernel *k, const char *ref_shape, const kc_bench_opts *o,
                       kc_arena *a, kc_bench_result *res);
+
+/* --against: measures kernel k at res->shape interleaved with base, the
+ * same kernel from the baseline bundle, at the same shape (its own
+ * buffers, the same inputs): res->ref holds base's times, res->ratios
+ * k's against them, res->ref_variant base's variant. */
+void kc_bench_measure_against(kcrt_kernel *k, kcrt_kernel *base, const kc_bench_opts *o, kc_arena *a,
+                              kc_bench_result *res);
 
 /* --calibrate: the device's copy bandwidth and FMA throughput with kc's
  * calibration kernels, the best variant of each. */

@@ -4,7 +4,8 @@
  * bundles (bench/kernels and its deliberately slowed conv1d, bench/slowed).
  * Exit codes, messages and the files it writes; the baseline round trip;
  * no false alarm on an identical re-run; the slowed kernel caught; another
- * device's baseline refused. Small shapes and few rounds: lavapipe is slow.
+ * device's baseline refused; --against another bundle, both ways. Small
+ * shapes and few rounds: lavapipe is slow.
  */
 #include "rt_test.h"
 
@@ -213,6 +214,101 @@ static void other_device(void **state)
     free(out);
 }
 
+/* --against: the bundle itself, at a threshold no noise reaches. */
+static void against_itself(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = kc_test_sh(&out,
+                        "%s bench %s --kernel saxpy --kernel conv1d --repeat 5 --quiet --against %s "
+                        "--max-regression 500%% --json %s",
+                        RT_KC, BENCH, BENCH, path("ab.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "each kernel's namesake in");
+    ASSERT_CONTAINS(out, "measured in this run");
+    ASSERT_CONTAINS(out, "vs baseline");
+    free(out);
+    json_t *r = load(path("ab.json"));
+    assert_true(json_is_true(json_object_get(json_object_get(r, "baseline"), "bundle")));
+    json_t *saxpy = benchmark(r, 1), *cmp = json_object_get(saxpy, "comparison");
+    assert_string_equal("saxpy", json_string_value(json_object_get(saxpy, "kernel")));
+    assert_non_null(cmp);
+    assert_string_equal("WG=128,PT=4", json_string_value(json_object_get(cmp, "baseline_variant")));
+    assert_string_equal("n=262144", json_string_value(json_object_get(saxpy, "reference_shape")));
+    /* the baseline's side: rounds + 1 submissions of the same kernel */
+    assert_int_equal(6, json_array_size(json_object_get(saxpy, "reference_ns")));
+    assert_int_equal(5, json_integer_value(json_object_get(cmp, "samples")));
+    assert_int_equal(6, json_integer_value(json_object_get(cmp, "baseline_samples")));
+    json_decref(r);
+}
+
+/* A saxpy doing 1,024 multiply-adds per element where bench/kernels' does
+ * one: some 30 times slower, so that the verdicts below hold on any
+ * machine, however busy (both sides are interleaved in one run). */
+static const char *crawl_bundle(void)
+{
+    static const char source[] =
+        "#include <kc.h>\n"
+        "KC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
+        "void saxpy(int n, float a, const float x[n], float y[n])\n"
+        "{\n"
+        "    int i = kc_global_id(0);\n"
+        "    if (i < n) {\n"
+        "        float v = y[i];\n"
+        "        for (int r = 0; r < 1024; r++)\n"
+        "            v = a * x[i] + 0.5f * v;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n";
+    static const char yaml[] = "package: crawl\nkernels:\n  saxpy:\n    shapes: [{n: 262144}]\n"
+                               "    bytes: 12 * n\n    flops: 2048 * n\n";
+    char *out;
+    assert_int_equal(0, kc_test_sh(NULL, "mkdir -p %s", path("crawl")));
+    FILE *f = fopen(path("crawl/saxpy.kc"), "w");
+    assert_non_null(f);
+    fputs(source, f);
+    fclose(f);
+    assert_non_null(f = fopen(path("crawl/kc.yaml"), "w"));
+    fputs(yaml, f);
+    fclose(f);
+    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s", RT_KC, path("crawl"), path("crawl.kcb"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+    return path("crawl.kcb");
+}
+
+static void against_catches_and_clears(void **state)
+{
+    (void)state;
+    const char *crawl = crawl_bundle();
+    char *out;
+    int rc = kc_test_sh(&out, "%s bench %s --repeat 5 --quiet --against %s --max-regression 30%% --json %s", RT_KC,
+                        crawl, BENCH, path("crawl.json"));
+    if (rc != 1)
+        fail_msg("the slow saxpy was not caught (exit %d):\n%s", rc, out);
+    ASSERT_CONTAINS(out, "REGRESSION saxpy n=262144");
+    ASSERT_CONTAINS(out, "against the baseline bundle's kernel, interleaved");
+    ASSERT_CONTAINS(out, "regression (measured twice)");
+    ASSERT_CONTAINS(out, "the variant differs (baseline bundle: WG=128,PT=4)");
+    free(out);
+    json_t *r = load(path("crawl.json"));
+    json_t *cmp = json_object_get(benchmark(r, 0), "comparison");
+    assert_true(json_real_value(json_object_get(cmp, "change")) > 3);
+    assert_true(json_is_true(json_object_get(cmp, "remeasured")));
+    json_decref(r);
+    /* the other way round: faster, and matmul (not in the crawl bundle) measured
+     * against the reference kernel, "new" */
+    rc = kc_test_sh(&out, "%s bench %s --kernel saxpy --kernel matmul --repeat 5 --quiet --against %s",
+                    RT_KC, BENCH, crawl);
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "faster");
+    ASSERT_CONTAINS(out, "1 new");
+    free(out);
+}
+
 static void usage_and_errors(void **state)
 {
     (void)state;
@@ -240,6 +336,13 @@ static void usage_and_errors(void **state)
     free(out);
     assert_int_equal(1, kc_test_sh(&out, "%s bench %s --baseline %s/nothing.json", RT_KC, BENCH, dir));
     ASSERT_CONTAINS(out, "baseline:");
+    free(out);
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --against %s/nothing.kcb", RT_KC, BENCH, dir));
+    ASSERT_CONTAINS(out, "--against:");
+    ASSERT_CONTAINS(out, "nothing.kcb");
+    free(out);
+    assert_int_equal(2, kc_test_sh(&out, "%s bench %s --against %s --baseline x.json", RT_KC, BENCH, BENCH));
+    ASSERT_CONTAINS(out, "takes neither --baseline nor --record");
     free(out);
 }
 
@@ -307,6 +410,8 @@ int main(void)
         cmocka_unit_test(identical_rerun),
         cmocka_unit_test(slowed_is_caught),
         cmocka_unit_test(other_device),
+        cmocka_unit_test(against_itself),
+        cmocka_unit_test(against_catches_and_clears),
         cmocka_unit_test(usage_and_errors),
         cmocka_unit_test(shapes_and_calibration),
         cmocka_unit_test(smallest_shapes),
