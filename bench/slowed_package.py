@@ -10,11 +10,11 @@ index); the others get COPIES times their y and read their y index modulo
 the original count, or, where the kernel's file does not read its y index
 (bmm's is in gemm.kch), COPIES times their z, read modulo the original
 count (and a grid-stride loop's kc_num_groups(2) read as that count). Each
-benchmark's verdict depends only on its own kernel (its time over a
-reference kernel's), so one bundle with every kernel slowed shows each
-slowdown caught alone. Builds BUILD/bench/slowed-package.kcb, runs kc
-bench on it as bench/ci.sh's second step does, and exits 0 when every
-kernel reads as a regression.
+benchmark's verdict depends only on its own kernel (its time against the
+same kernel of bench/accepted-package.kcb, interleaved), so one bundle
+with every kernel slowed shows each slowdown caught alone. Builds
+BUILD/bench/slowed-package.kcb, runs kc bench on it as bench/ci.sh's
+second step does, and exits 0 when every kernel reads as a regression.
 """
 import os
 import re
@@ -102,9 +102,9 @@ def main():
             dst.write(slow(text, f))
     bundle = os.path.join(build, "bench", "slowed-package.kcb")
     subprocess.run([kc, "build", out, "--quiet", "-o", bundle], check=True)
-    bench = subprocess.run([kc, "bench", bundle, "--smallest", "--baseline",
-                            os.path.join(HERE, "baseline-package-lavapipe.json"), "--max-regression", "30%",
-                            "--repeat", "15", "--skip-other-device", "--quiet"],
+    bench = subprocess.run([kc, "bench", bundle, "--smallest", "--against",
+                            os.path.join(HERE, "accepted-package.kcb"), "--max-regression", "30%",
+                            "--repeat", "15", "--quiet"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(bench.stdout)
     names = [f[:-3] for f in kernels]

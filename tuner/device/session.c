@@ -141,7 +141,7 @@ static int kcyaml_shapes(td_session *s, td_plan *p, bool named)
     p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(p->info->nshapes + 1));
     int first = 0, end = p->info->nshapes;
     if (s->o->smallest && end > 0) /* only the cheapest (--smallest) */
-        first = kc_workload_smallest_shape(p->info), end = first + 1;
+        first = kc_workload_smallest_shape(p->info, 0), end = first + 1;
     for (int j = first; j < end; j++)
         if (!td_shape_canonical(p->info, p->info->shapes[j], &s->arena, &p->shapes[p->nshapes++], err,
                                 sizeof(err)))

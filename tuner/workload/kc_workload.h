@@ -55,8 +55,15 @@ bool kc_workload_buffer(kcrt_context *ctx, const kcrt_param_info *p, int64_t n, 
  * flops: plus bytes: there, or the product of the shape's values where it
  * gives neither. */
 double kc_workload_shape_work(const kcrt_kernel_info *ki, const char *shape);
-/* The index of the kernel's cheapest kc.yaml shape by that measure (0
- * when it has none): `kc bench --smallest` and `kc tune --smallest`. */
-int kc_workload_smallest_shape(const kcrt_kernel_info *ki);
+/* The index of the kernel's cheapest kc.yaml shape by that measure whose
+ * work is at least min_work, or of its costliest when none is (0 when it
+ * has no shapes): `kc tune --smallest` (min_work 0) and `kc bench
+ * --smallest` (KC_WORKLOAD_BENCH_MIN_WORK). */
+int kc_workload_smallest_shape(const kcrt_kernel_info *ki, double min_work);
+/* kc bench --smallest's floor: 1 Mi of bytes + flops. A smaller launch is
+ * mostly its dispatch on lavapipe (~100 us, when 1 MB moves in ~150 us),
+ * so a slower kernel would hardly show in its time (softmax over one row
+ * of 1,026 read four times the work at +14%). */
+#define KC_WORKLOAD_BENCH_MIN_WORK 1048576.0
 
 #endif

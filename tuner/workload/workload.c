@@ -128,12 +128,16 @@ double kc_workload_shape_work(const kcrt_kernel_info *ki, const char *shape)
     return work > 0 ? work : product;
 }
 
-/* The index of the kernel's cheapest shape. */
-int kc_workload_smallest_shape(const kcrt_kernel_info *ki)
+int kc_workload_smallest_shape(const kcrt_kernel_info *ki, double min_work)
 {
-    int best = 0;
-    for (int s = 1; s < ki->nshapes; s++)
-        if (kc_workload_shape_work(ki, ki->shapes[s]) < kc_workload_shape_work(ki, ki->shapes[best]))
-            best = s;
-    return best;
+    int best = -1, costliest = 0;
+    double best_work = 0, most = -1;
+    for (int s = 0; s < ki->nshapes; s++) {
+        double w = kc_workload_shape_work(ki, ki->shapes[s]);
+        if (w > most)
+            most = w, costliest = s;
+        if (w >= min_work && (best < 0 || w < best_work))
+            best = s, best_work = w;
+    }
+    return best >= 0 ? best : costliest;
 }

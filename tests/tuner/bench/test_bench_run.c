@@ -379,21 +379,27 @@ static void shapes_and_calibration(void **state)
 }
 
 /* --smallest: each kernel at its cheapest kc.yaml shape by flops + bytes
- * (kernels/kc.yaml: saxpy's 48,000 of 48,000 and 2^20; softmax's one row
- * of 1,026 of 1,680 x 140, 16 x 1,024 and 1 x 1,026), and only that one. */
+ * of at least 1 Mi, and only that one (kernels/kc.yaml: gru_step's batch 1,
+ * 1.2 M, of batch 1 and 4; saxpy's 48,000, 0.67 M, is below the floor, so
+ * 2^20; so are softmax's one row of 1,026 and 16 x 1,024: 1,680 x 140). */
 static void smallest_shapes(void **state)
 {
     (void)state;
     char *out;
-    int rc = kc_test_sh(&out, "%s bench %s --smallest --kernel saxpy --kernel softmax --repeat 5 --quiet --json %s",
-                        RT_KC, PACKAGE, path("smallest.json"));
+    int rc = kc_test_sh(
+        &out, "%s bench %s --smallest --kernel saxpy --kernel softmax --kernel gru_step --repeat 5 --quiet --json %s",
+        RT_KC, PACKAGE, path("smallest.json"));
     if (rc != 0)
         fail_msg("exit %d:\n%s", rc, out);
     free(out);
     json_t *r = load(path("smallest.json"));
-    assert_int_equal(2, json_array_size(json_object_get(r, "benchmarks")));
-    assert_string_equal("n=48000", json_string_value(json_object_get(benchmark(r, 0), "shape")));
-    assert_string_equal("rows=1,n=1026,log_out=1", json_string_value(json_object_get(benchmark(r, 1), "shape")));
+    assert_int_equal(3, json_array_size(json_object_get(r, "benchmarks")));
+    /* in the bundle's order of kernels */
+    assert_string_equal("gru_step", json_string_value(json_object_get(benchmark(r, 0), "kernel")));
+    assert_string_equal("batch=1,hidden=256,t=0,steps=1000",
+                        json_string_value(json_object_get(benchmark(r, 0), "shape")));
+    assert_string_equal("n=1048576", json_string_value(json_object_get(benchmark(r, 1), "shape")));
+    assert_string_equal("rows=1680,n=140,log_out=0", json_string_value(json_object_get(benchmark(r, 2), "shape")));
     json_decref(r);
 }
 
