@@ -362,7 +362,8 @@ static int plan_run(bench_state *st, const bench_opts *o)
                     "kc bench: note: %s has no shapes in kc.yaml; give --kernel %s --shape … to measure it\n",
                     ki->name, ki->name);
         if (o->smallest && !o->nshapes && ki->nshapes) {
-            kc_bench_run_add(&st->run, ki->name, ki->shapes[kc_workload_smallest_shape(ki, KC_WORKLOAD_BENCH_MIN_WORK)]);
+            kc_bench_run_add(&st->run, ki->name,
+                             ki->shapes[kc_workload_smallest_shape(ki, KC_WORKLOAD_BENCH_MIN_WORK)]);
             continue;
         }
         for (int s = 0; s < (o->nshapes ? o->nshapes : ki->nshapes); s++)
