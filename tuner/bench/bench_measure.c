@@ -462,7 +462,11 @@ void kc_bench_measure_against(kcrt_kernel *k, kcrt_kernel *base, const kc_bench_
         return;
     }
     if (!kc_bench_args_make(base, res->shape, o->seed, &bargs, err, sizeof(err))) {
-        failed(res, a, "the baseline bundle's kernel: %s", err);
+        failed(
+            res, a,
+            "the baseline bundle's kernel of that name takes other arguments (%s): if the change is meant, "
+            "build the baseline bundle again",
+            err);
     } else {
         if (first_launch(k, &args, &t_k, &res->variant, &res->why, a, res) &&
             first_launch(base, &bargs, &t_b, &res->ref_variant, NULL, a, res)) {

@@ -243,40 +243,48 @@ static void against_itself(void **state)
     json_decref(r);
 }
 
+/* A bundle of one kernel, built from source and kc.yaml text into dir/NAME.kcb. */
+static const char *make_bundle(const char *name, const char *source, const char *yaml)
+{
+    char *out, sub[64];
+    snprintf(sub, sizeof(sub), "%s/saxpy.kc", name);
+    assert_int_equal(0, kc_test_sh(NULL, "mkdir -p %s", path(name)));
+    FILE *f = fopen(path(sub), "w");
+    assert_non_null(f);
+    fputs(source, f);
+    fclose(f);
+    snprintf(sub, sizeof(sub), "%s/kc.yaml", name);
+    assert_non_null(f = fopen(path(sub), "w"));
+    fputs(yaml, f);
+    fclose(f);
+    snprintf(sub, sizeof(sub), "%s.kcb", name);
+    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s", RT_KC, path(name), path(sub));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+    return path(sub);
+}
+
 /* A saxpy doing 1,024 multiply-adds per element where bench/kernels' does
  * one: some 30 times slower, so that the verdicts below hold on any
  * machine, however busy (both sides are interleaved in one run). */
 static const char *crawl_bundle(void)
 {
-    static const char source[] =
-        "#include <kc.h>\n"
-        "KC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
-        "void saxpy(int n, float a, const float x[n], float y[n])\n"
-        "{\n"
-        "    int i = kc_global_id(0);\n"
-        "    if (i < n) {\n"
-        "        float v = y[i];\n"
-        "        for (int r = 0; r < 1024; r++)\n"
-        "            v = a * x[i] + 0.5f * v;\n"
-        "        y[i] = v;\n"
-        "    }\n"
-        "}\n";
-    static const char yaml[] = "package: crawl\nkernels:\n  saxpy:\n    shapes: [{n: 262144}]\n"
-                               "    bytes: 12 * n\n    flops: 2048 * n\n";
-    char *out;
-    assert_int_equal(0, kc_test_sh(NULL, "mkdir -p %s", path("crawl")));
-    FILE *f = fopen(path("crawl/saxpy.kc"), "w");
-    assert_non_null(f);
-    fputs(source, f);
-    fclose(f);
-    assert_non_null(f = fopen(path("crawl/kc.yaml"), "w"));
-    fputs(yaml, f);
-    fclose(f);
-    int rc = kc_test_sh(&out, "%s build %s --quiet -o %s", RT_KC, path("crawl"), path("crawl.kcb"));
-    if (rc != 0)
-        fail_msg("exit %d:\n%s", rc, out);
-    free(out);
-    return path("crawl.kcb");
+    return make_bundle("crawl",
+                       "#include <kc.h>\n"
+                       "KC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
+                       "void saxpy(int n, float a, const float x[n], float y[n])\n"
+                       "{\n"
+                       "    int i = kc_global_id(0);\n"
+                       "    if (i < n) {\n"
+                       "        float v = y[i];\n"
+                       "        for (int r = 0; r < 1024; r++)\n"
+                       "            v = a * x[i] + 0.5f * v;\n"
+                       "        y[i] = v;\n"
+                       "    }\n"
+                       "}\n",
+                       "package: crawl\nkernels:\n  saxpy:\n    shapes: [{n: 262144}]\n"
+                       "    bytes: 12 * n\n    flops: 2048 * n\n");
 }
 
 static void against_catches_and_clears(void **state)
@@ -306,6 +314,30 @@ static void against_catches_and_clears(void **state)
         fail_msg("exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "faster");
     ASSERT_CONTAINS(out, "1 new");
+    free(out);
+}
+
+/* A namesake whose parameters differ cannot run at the shape: that
+ * benchmark fails, saying what to do. */
+static void against_other_arguments(void **state)
+{
+    (void)state;
+    const char *renamed = make_bundle("renamed",
+                                      "#include <kc.h>\n"
+                                      "KC_KERNEL KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(count, 64), 1, 1)\n"
+                                      "void saxpy(int count, float a, const float x[count], float y[count])\n"
+                                      "{\n"
+                                      "    int i = kc_global_id(0);\n"
+                                      "    if (i < count)\n"
+                                      "        y[i] = a * x[i] + y[i];\n"
+                                      "}\n",
+                                      "package: renamed\nkernels:\n  saxpy:\n    shapes: [{count: 4096}]\n");
+    char *out;
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel saxpy --repeat 5 --quiet --against %s", RT_KC,
+                                   BENCH, renamed));
+    ASSERT_CONTAINS(out, "FAILED saxpy n=262144");
+    ASSERT_CONTAINS(out, "takes other arguments");
+    ASSERT_CONTAINS(out, "build the baseline bundle again");
     free(out);
 }
 
@@ -418,6 +450,7 @@ int main(void)
         cmocka_unit_test(other_device),
         cmocka_unit_test(against_itself),
         cmocka_unit_test(against_catches_and_clears),
+        cmocka_unit_test(against_other_arguments),
         cmocka_unit_test(usage_and_errors),
         cmocka_unit_test(shapes_and_calibration),
         cmocka_unit_test(smallest_shapes),
