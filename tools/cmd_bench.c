@@ -454,16 +454,21 @@ static void compare_against(bench_state *st, const bench_opts *o, kcrt_kernel *k
             kc_arena_printf(&st->run.arena, "the variant differs (baseline bundle: %s)", res->ref_variant);
 }
 
+static bool has_kernel(const kcrt_bundle *b, const char *name)
+{
+    for (int j = 0; j < kcrt_bundle_kernel_count(b); j++)
+        if (strcmp(kcrt_bundle_kernel_info(b, j)->name, name) == 0)
+            return true;
+    return false;
+}
+
 /* One benchmark with --against: interleaved with the baseline bundle's
  * kernel of that name, or with the reference kernel when it has none. */
 static void measure_against(bench_state *st, const bench_opts *o, kcrt_kernel *k, kc_bench_result *res, int i)
 {
     kcrt_kernel *old = NULL;
-    int n = kcrt_bundle_kernel_count(st->old);
-    for (int j = 0; j < n && !old; j++)
-        if (strcmp(kcrt_bundle_kernel_info(st->old, j)->name, res->kernel) == 0 &&
-            kcrt_kernel_get(st->old, res->kernel, &old) != KCRT_OK)
-            old = NULL;
+    if (has_kernel(st->old, res->kernel) && kcrt_kernel_get(st->old, res->kernel, &old) != KCRT_OK)
+        old = NULL;
     if (!old) {
         kc_bench_measure(st->ref, k, NULL, &o->m, &st->run.arena, res);
         return; /* "new": nothing to compare with */
@@ -504,7 +509,17 @@ static void measure_all(bench_state *st, const bench_opts *o)
 /* Entries of the baseline this run did not measure, when it measured everything. */
 static void unmeasured(const bench_state *st, const bench_opts *o)
 {
-    if (!st->have_base || o->nkernels || o->nshapes || o->smallest)
+    if (o->nkernels)
+        return;
+    /* --against: kernels of the baseline bundle that this one lacks (removed, renamed) */
+    for (int j = 0; st->old && j < kcrt_bundle_kernel_count(st->old); j++) {
+        const char *name = kcrt_bundle_kernel_info(st->old, j)->name;
+        if (!has_kernel(st->b, name))
+            fprintf(stderr,
+                    "kc bench: note: the baseline bundle %s has a kernel %s, which this bundle lacks\n",
+                    o->against, name);
+    }
+    if (!st->have_base || o->nshapes || o->smallest)
         return;
     for (int i = 0; i < st->base.results.len; i++) {
         const kc_bench_result *b = KC_BENCH_RESULT(&st->base, i);

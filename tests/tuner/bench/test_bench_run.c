@@ -300,6 +300,7 @@ static void against_catches_and_clears(void **state)
     ASSERT_CONTAINS(out, "against the baseline bundle's kernel, interleaved");
     ASSERT_CONTAINS(out, "regression (measured twice)");
     ASSERT_CONTAINS(out, "the variant differs (baseline bundle: WG=128,PT=4)");
+    ASSERT_CONTAINS(out, "has a kernel matmul, which this bundle lacks");
     free(out);
     json_t *r = load(path("crawl.json"));
     json_t *cmp = json_object_get(benchmark(r, 0), "comparison");
