@@ -379,6 +379,7 @@ void kcrt_close(kcrt_context *ctx)
     for (kcrt_bundle *b = ctx->dead_bundles, *next; b; b = next)
         next = b->next, free(b);
     rt_checked_free(ctx);
+    rt_flush_free(ctx);
     if (ctx->dev)
         ctx->be->close(ctx->dev);
     free(ctx);

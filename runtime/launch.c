@@ -440,12 +440,46 @@ kcrt_status kcrt_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs)
     return s;
 }
 
-kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats, double *ns_each)
+/* The context's scratch buffer for cold timing, at least `bytes` big. */
+static kcrt_status flush_buffer(kcrt_context *ctx, size_t bytes)
 {
+    if (ctx->flush && ctx->flush_bytes >= bytes)
+        return KCRT_OK;
+    if (ctx->flush)
+        ctx->be->buffer_free(ctx->dev, ctx->flush);
+    ctx->flush = NULL;
+    ctx->flush_bytes = 0;
+    kcrt_status s = ctx->be->buffer_create(ctx->dev, bytes, &ctx->flush);
+    if (s != KCRT_OK) {
+        char why[RT_MSG];
+        rt_printf(why, sizeof(why), "%s", ctx->err);
+        ctx->flush = NULL;
+        return rt_fail(ctx, s, "kcrt_time_launch_cold: a scratch buffer of %zu MiB to clear the caches with: %s",
+                       bytes >> 20, why);
+    }
+    ctx->flush_bytes = bytes;
+    return KCRT_OK;
+}
+
+void rt_flush_free(kcrt_context *ctx)
+{
+    if (ctx->flush)
+        ctx->be->buffer_free(ctx->dev, ctx->flush);
+    ctx->flush = NULL;
+    ctx->flush_bytes = 0;
+}
+
+/* kcrt_time_launch, with flush_bytes of scratch written before each launch
+ * when cold. */
+static kcrt_status time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats, bool cold,
+                               size_t flush_bytes, double *ns_each)
+{
+    const char *fn = cold ? "kcrt_time_launch_cold" : "kcrt_time_launch";
     if (k && (repeats < 1 || repeats > 100000 || !ns_each))
-        return rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT,
-                       "kcrt_time_launch: repeats must be 1..100000 and ns_each "
-                       "not NULL");
+        return rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: repeats must be 1..100000 and ns_each not NULL", fn);
+    if (k && cold && flush_bytes > KCRT_FLUSH_MAX_BYTES)
+        return rt_fail(k->b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: flush_bytes is %zu MiB, past the most, %zu MiB", fn,
+                       flush_bytes >> 20, KCRT_FLUSH_MAX_BYTES >> 20);
     prep *p = new_prep(k);
     if (!p)
         return k ? KCRT_ERROR_OUT_OF_MEMORY : KCRT_ERROR_BAD_ARGUMENT;
@@ -455,11 +489,27 @@ kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs,
                     k->rk->info.name);
     else if (s == KCRT_OK) {
         kcrt_context *ctx = k->b->ctx;
-        s = ctx->be->time(ctx->dev, p->v->module, &p->desc, repeats, ns_each);
+        /* whole 4-byte words: Vulkan fills no less */
+        size_t bytes = cold ? ((flush_bytes ? flush_bytes : KCRT_FLUSH_BYTES) + 3) & ~(size_t)3 : 0;
+        if (cold)
+            s = flush_buffer(ctx, bytes);
+        if (s == KCRT_OK)
+            s = ctx->be->time(ctx->dev, p->v->module, &p->desc, repeats, cold ? ctx->flush : NULL, bytes, ns_each);
     }
     release(p);
     free(p);
     return s;
+}
+
+kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats, double *ns_each)
+{
+    return time_launch(k, args, nargs, repeats, false, 0, ns_each);
+}
+
+kcrt_status kcrt_time_launch_cold(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats,
+                                  size_t flush_bytes, double *ns_each)
+{
+    return time_launch(k, args, nargs, repeats, true, flush_bytes, ns_each);
 }
 
 kcrt_status kcrt_kernel_choose(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, const char **variant,

@@ -232,33 +232,44 @@ void rt_native_events_free(rt_native_dev *d)
     d->nevents = 0;
 }
 
-/* Event r before launch r and event r + 1 after it: on one in-order
- * stream, each interval holds exactly one launch. */
-static kcrt_status record_timed(rt_native_dev *d, rt_native_module *m, const rt_launch_desc *l, int repeats)
+/* Launch r runs between events first(r) and first(r) + 1. Back to back,
+ * event r before launch r and event r + 1 after it: on one in-order
+ * stream, each interval holds exactly one launch. Cold, the flush buffer
+ * is written between launches, outside the intervals: events 2r, 2r + 1. */
+static int first(bool cold, int r) { return cold ? 2 * r : r; }
+
+static kcrt_status record_timed(rt_native_dev *d, rt_native_module *m, const rt_launch_desc *l, int repeats,
+                                const native_buf *flush, size_t flush_bytes)
 {
-    kcrt_status s = d->drv->event_record(d, d->events[0]);
+    kcrt_status s = KCRT_OK;
     for (int r = 0; s == KCRT_OK && r < repeats; r++) {
-        s = enqueue(d, m, l);
+        if (flush)
+            s = d->drv->zero(d, flush->ptr, flush_bytes);
+        if (s == KCRT_OK && (flush || r == 0))
+            s = d->drv->event_record(d, d->events[first(flush, r)]);
         if (s == KCRT_OK)
-            s = d->drv->event_record(d, d->events[r + 1]);
+            s = enqueue(d, m, l);
+        if (s == KCRT_OK)
+            s = d->drv->event_record(d, d->events[first(flush, r) + 1]);
     }
     return s;
 }
 
-static kcrt_status elapsed(rt_native_dev *d, int repeats, double *ns_each)
+static kcrt_status elapsed(rt_native_dev *d, int repeats, bool cold, double *ns_each)
 {
-    kcrt_status s = d->drv->event_wait(d, d->events[repeats]);
+    kcrt_status s = d->drv->event_wait(d, d->events[first(cold, repeats - 1) + 1]);
     d->pending = 0;
     d->stats.waits++;
     for (int r = 0; s == KCRT_OK && r < repeats; r++) {
         float ms = 0;
-        s = d->drv->event_ms(d, d->events[r], d->events[r + 1], &ms);
+        s = d->drv->event_ms(d, d->events[first(cold, r)], d->events[first(cold, r) + 1], &ms);
         ns_each[r] = (double)ms * 1e6;
     }
     return s;
 }
 
-kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each)
+kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush,
+                           size_t flush_bytes, double *ns_each)
 {
     rt_native_dev *d = dev;
     kcrt_status s = rt_native_finish(d); /* earlier launches are not part of the timing */
@@ -267,11 +278,11 @@ kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int
     if (s != KCRT_OK)
         return s;
     d->drv->enter(d);
-    s = events(d, repeats + 1);
+    s = events(d, first(flush, repeats - 1) + 2);
     if (s == KCRT_OK)
-        s = record_timed(d, module, l, repeats);
+        s = record_timed(d, module, l, repeats, flush, flush_bytes);
     if (s == KCRT_OK)
-        s = elapsed(d, repeats, ns_each);
+        s = elapsed(d, repeats, flush, ns_each);
     else
         rt_native_drain(d); /* leave nothing half-timed behind */
     d->drv->leave(d);

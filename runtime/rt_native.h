@@ -68,7 +68,8 @@ void rt_native_module_free(rt_native_module *m);
  * queued behind the launches before it and waited for, so a write never
  * races them and a read sees their results (as on Vulkan, transfers are
  * synchronous); a new buffer is zeroed on the stream. A timed launch has
- * event r before repeat r and event r + 1 after it.
+ * event r before repeat r and event r + 1 after it (cold: a write of the
+ * flush buffer, then events 2r and 2r + 1).
  *
  * What differs between HIP and CUDA is a table of calls. Each runs with
  * the device current (between enter and leave), returns KCRT_OK or the
@@ -149,7 +150,8 @@ kcrt_status rt_native_buffer_write(void *dev, void *buf, size_t offset, const vo
 kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
 kcrt_status rt_native_launch(void *dev, void *module, const rt_launch_desc *l);
 kcrt_status rt_native_finish(void *dev);
-kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush,
+                           size_t flush_bytes, double *ns_each);
 void rt_native_stats(void *dev, kcrt_stats *out);
 
 /* Waits, quietly, for what is queued (the device is current): before

@@ -130,7 +130,10 @@ typedef struct rt_backend {
     kcrt_status (*buffer_read)(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
     kcrt_status (*launch)(void *dev, void *module, const rt_launch_desc *l);
     kcrt_status (*finish)(void *dev);
-    kcrt_status (*time)(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+    /* flush NULL: launches back to back; else before each launch (outside
+     * its timing) the first flush_bytes of that buffer are written */
+    kcrt_status (*time)(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush,
+                        size_t flush_bytes, double *ns_each);
     void (*stats)(void *dev, kcrt_stats *out);
 } rt_backend;
 
@@ -179,6 +182,9 @@ struct kcrt_context {
     void *check_record;
     struct rt_checked_kernel *checked;
     int nchecked, capchecked;
+    /* kcrt_time_launch_cold's scratch buffer (the backend's), and its size */
+    void *flush;
+    size_t flush_bytes;
 };
 
 struct kcrt_buffer {
@@ -271,6 +277,8 @@ struct kcrt_kernel {
 kcrt_status rt_checked_launch(kcrt_context *ctx, rt_kernel *rk, uint32_t *kernel_id, void **record);
 kcrt_status rt_checked_report(kcrt_context *ctx);
 void rt_checked_free(kcrt_context *ctx);
+/* frees kcrt_time_launch_cold's scratch buffer (launch.c) */
+void rt_flush_free(kcrt_context *ctx);
 
 /* KCRT_OK, or an error saying fn was given a freed buffer (RT_FREED). */
 kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn);

@@ -2,7 +2,7 @@
  * cmd_run.c — kc run: launch one kernel of a bundle from the command line.
  *
  *   kc run BUNDLE KERNEL name=value... [buf=@file] [--out buf=file] [--variant V]
- *          [--repeat N] [--device N] [--seed N] [--json]
+ *          [--repeat N] [--cold MIB] [--device N] [--seed N] [--json]
  *
  * Every scalar parameter needs a value. Every buffer is allocated from its
  * declared extent (evaluated with the scalars and the variant's tunables)
@@ -10,7 +10,10 @@
  * (uniform in [-1, 1) by default; normal, positive, ones, index) — never
  * zeros — or from a raw file. The kernel runs once (its outputs are what
  * --out writes), then --repeat more times with device timestamps; the
- * median is the time reported.
+ * median is the time reported. With --cold, MIB mebibytes of a scratch
+ * buffer are written before each timed launch (0: libkcrt's default, 256),
+ * so that the launch finds its inputs out of the device's caches, as one
+ * between other layers of a model does (kcrt_time_launch_cold).
  */
 #include "kc_tools.h"
 
@@ -39,6 +42,7 @@ typedef struct run_opts {
     int repeat, device;
     uint64_t seed;
     bool json;
+    long long cold_mib; /* --cold: -1 when not given */
 } run_opts;
 
 /* What one run holds, freed at the end. */
@@ -73,11 +77,12 @@ static int fail(const char *fmt, ...)
 static int parse_options(int argc, char **argv, run_opts *o)
 {
     static const kc_opt opts[] = {{"--out", true},    {"--variant", true}, {"--repeat", true},
-                                  {"--device", true}, {"--seed", true},    {"--json", false}};
+                                  {"--device", true}, {"--seed", true},    {"--json", false},
+                                  {"--cold", true}};
     kc_args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 1};
-    *o = (run_opts){.repeat = 10, .device = -1, .seed = 1};
+    *o = (run_opts){.repeat = 10, .device = -1, .seed = 1, .cold_mib = -1};
     long long v;
-    for (int k; (k = kc_next_arg(&a, opts, 6)) != -2;) {
+    for (int k; (k = kc_next_arg(&a, opts, 7)) != -2;) {
         switch (k) {
         case -3: return KC_EXIT_USAGE;
         case -1:
@@ -112,7 +117,12 @@ static int parse_options(int argc, char **argv, run_opts *o)
                 return kc_usage_error("run", "--seed takes a number, not '%s'", a.value);
             o->seed = (uint64_t)v;
             break;
-        default: o->json = true; break;
+        case 5: o->json = true; break;
+        default:
+            if (!kc_parse_integer(a.value, 0, (long long)(KCRT_FLUSH_MAX_BYTES >> 20), &o->cold_mib))
+                return kc_usage_error("run", "--cold takes the MiB to write before each launch, 0 to %zu (0: %zu), not '%s'",
+                                      KCRT_FLUSH_MAX_BYTES >> 20, KCRT_FLUSH_BYTES >> 20, a.value);
+            break;
         }
     }
     if (!o->bundle || !o->kernel)
@@ -362,8 +372,8 @@ static void report_text(run_state *st, const run_opts *o, const timing *t)
            kcrt_backend_name(st->ctx), (long long)t->grid[0], (long long)t->grid[1], (long long)t->grid[2]);
     if (o->repeat == 0)
         return;
-    printf("time     %.3f us median of %d (min %.3f, max %.3f), device timestamps\n", t->median / 1e3,
-           o->repeat, t->min / 1e3, t->max / 1e3);
+    printf("time     %.3f us median of %d (min %.3f, max %.3f), device timestamps%s\n", t->median / 1e3,
+           o->repeat, t->min / 1e3, t->max / 1e3, o->cold_mib >= 0 ? ", cold caches" : "");
     if (t->bytes >= 0)
         printf("memory   %.2f GB/s\n", t->bytes / t->median);
     if (t->flops >= 0)
@@ -376,6 +386,7 @@ static void report_json(run_state *st, const run_opts *o, const timing *t)
                           st->variant, "why", st->why, "device", kcrt_device_name(st->ctx), "backend",
                           kcrt_backend_name(st->ctx), "grid", (json_int_t)t->grid[0], (json_int_t)t->grid[1],
                           (json_int_t)t->grid[2], "repeat", o->repeat);
+    json_object_set_new(r, "cold", json_boolean(o->cold_mib >= 0));
     if (o->repeat) {
         json_object_set_new(r, "median_ns", json_real(t->median));
         json_object_set_new(r, "min_ns", json_real(t->min));
@@ -409,7 +420,11 @@ static int launch_and_time(run_state *st, const run_opts *o)
     measure_extras(st, &t);
     if (o->repeat > 0) {
         double *ns = calloc((size_t)o->repeat, sizeof(double));
-        if (!ns || kcrt_time_launch(st->k, st->args, n, o->repeat, ns) != KCRT_OK) {
+        kcrt_status ts = !ns ? KCRT_ERROR_OUT_OF_MEMORY
+                         : o->cold_mib >= 0
+                            ? kcrt_time_launch_cold(st->k, st->args, n, o->repeat, (size_t)o->cold_mib << 20, ns)
+                            : kcrt_time_launch(st->k, st->args, n, o->repeat, ns);
+        if (ts != KCRT_OK) {
             free(ns);
             return fail("timing: %s", kcrt_error(st->ctx));
         }

@@ -271,7 +271,8 @@ const kc_command kc_commands[] = {
      "standard error, backend by backend), 2 on bad usage.\n"},
     {"run", kc_cmd_run, "run one kernel of a bundle and time it",
      "usage: kc run BUNDLE KERNEL name=value... [buf=@FILE]... [--out buf=FILE]...\n"
-     "              [--variant V] [--repeat N] [--device N] [--seed N] [--json]\n"
+     "              [--variant V] [--repeat N] [--cold MIB] [--device N] [--seed N]\n"
+     "              [--json]\n"
      "\n"
      "Launches KERNEL of BUNDLE once on a device, then N more times with device\n"
      "timestamps, and reports the median time per launch (and GB/s and GFLOP/s\n"
@@ -288,6 +289,10 @@ const kc_command kc_commands[] = {
      "  --variant V      run variant V (\"WG=64,TM=4\") instead of the one libkcrt\n"
      "                   chooses (tuned for this device and shape, or the default)\n"
      "  --repeat N       timed launches after the first (default 10; 0: no timing)\n"
+     "  --cold MIB       write MIB MiB of a scratch buffer before each timed launch\n"
+     "                   (0: 256), so that it finds its inputs out of the device's\n"
+     "                   caches, as between a model's layers; MIB should exceed the\n"
+     "                   last-level cache (GPU L2 or Infinity Cache, a CPU's L3)\n"
      "  --device N       the device to use (see kc devices; default: the best)\n"
      "  --seed N         the seed of the random inputs (default 1)\n"
      "  --json           one JSON object instead of text\n"

@@ -431,13 +431,36 @@ static kcrt_status query_pool(vk_dev *d, uint32_t n)
     return s;
 }
 
-static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l,
-                                int repeats)
+/* Cold timing: the flush buffer written after the previous launch ends
+ * and before the next begins (the start stamp then waits for all commands,
+ * the write among them). */
+static void record_flush(vk_dev *d, vk_batch *b, void *flush, size_t bytes, uint32_t value)
+{
+    VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, /* the previous fill */
+                              .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
+    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+    d->vkCmdFillBuffer(b->cmd, ((vk_buf *)flush)->m.buf, 0, (VkDeviceSize)bytes, value);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb,
+                            0, NULL, 0, NULL);
+    d->stats.barriers += 2;
+}
+
+static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, int repeats,
+                                void *flush, size_t flush_bytes)
 {
     d->vkCmdResetQueryPool(b->cmd, d->queries, 0, (uint32_t)repeats * 2);
     for (int r = 0; r < repeats; r++) {
-        /* the start stamp waits for the previous dispatch, so each interval holds one launch */
-        d->vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, d->queries, (uint32_t)r * 2);
+        if (flush) /* a different value each time: nothing can skip the write */
+            record_flush(d, b, flush, flush_bytes, 0x9e3779b9u * (uint32_t)(r + 1));
+        /* the start stamp waits for the previous dispatch (and the flush),
+         * so each interval holds one launch */
+        d->vkCmdWriteTimestamp(b->cmd, flush ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               d->queries, (uint32_t)r * 2);
         kcrt_status s = record(d, b, m, l, true);
         if (s != KCRT_OK)
             return s;
@@ -446,7 +469,8 @@ static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, cons
     return KCRT_OK;
 }
 
-kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each)
+kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush, size_t flush_bytes,
+                    double *ns_each)
 {
     vk_dev *d = dev;
     const kcrt_device_info *info = &d->ctx->info;
@@ -460,7 +484,7 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
     if (s == KCRT_OK)
         s = recording(d, &b);
     if (s == KCRT_OK)
-        s = record_timed(d, b, module, l, repeats);
+        s = record_timed(d, b, module, l, repeats, flush, flush_bytes);
     if (s != KCRT_OK) {
         submit(d); /* do not leave a half-recorded batch */
         vk_finish(d);

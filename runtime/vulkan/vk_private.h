@@ -230,7 +230,8 @@ kcrt_status vk_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_
 /* vk_exec.c */
 kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l);
 kcrt_status vk_finish(void *dev);
-kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, double *ns_each);
+kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush, size_t flush_bytes,
+                    double *ns_each);
 /* Waits until the work of batch `serial` (and every earlier one) is done,
  * submitting it first if it is still being recorded. */
 kcrt_status vk_wait_serial(vk_dev *d, uint64_t serial);

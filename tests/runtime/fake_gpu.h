@@ -10,8 +10,8 @@
  * kernel arguments — as the device would see them: HIP's `extra` buffer
  * as given, CUDA's kernelParams gathered into the parameter space the PTX
  * declares (each parameter at its natural alignment, read with the size
- * the PTX gives it). Each launch advances a fake clock by FAKE_LAUNCH_MS,
- * which events record.
+ * the PTX gives it). Each launch advances a fake clock by FAKE_LAUNCH_MS
+ * and each memset by FAKE_MEMSET_MS, which events record.
  *
  * Steering, read at each call from the environment:
  *   FAKE_GPU_DEVICES  how many devices (default 1; 0: hipInit/cuInit say
@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #define FAKE_LAUNCH_MS 0.25f
+#define FAKE_MEMSET_MS 4.0f /* so that a timing that counted one would show it */
 
 typedef struct fake_launch {
     unsigned grid[3], block[3], shared;

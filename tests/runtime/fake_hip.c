@@ -271,6 +271,7 @@ EXPORT int hipMemsetAsync(void *dst, int value, size_t bytes, void *stream)
     if (!stream)
         return INVALID_VALUE;
     memset(dst, value, bytes);
+    clock_ms += FAKE_MEMSET_MS;
     return SUCCESS;
 }
 

@@ -298,6 +298,44 @@ static void test_timed_launches(void **state)
     kcrt_buffer_free(bx), kcrt_buffer_free(by);
 }
 
+/* Cold timing: the same launches, serialised, each after a write of the
+ * scratch buffer (on Vulkan a fill and two barriers, in the one
+ * submission); outputs as if timed warm. */
+static void test_cold_timed_launches(void **state)
+{
+    (void)state;
+    enum { N = 1 << 16, R = 5 };
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
+    kcrt_buffer *bx = eighths(N, 17, x), *by = eighths(N, 18, y);
+    kcrt_arg args[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    double ns[R];
+    for (int i = 0; i < R; i++)
+        ns[i] = -1;
+    kcrt_kernel *k = rt_variant("saxpy", "SX_WG=128,SX_TM=4");
+    kcrt_stats s0 = stats();
+    ASSERT_OK(kcrt_time_launch_cold(k, args, 4, R, 1 << 20, ns));
+    kcrt_stats s1 = stats();
+    assert_int_equal(R, s1.dispatches - s0.dispatches);
+    if (rt_on_vulkan())
+        assert_int_equal(R - 1 + 2 * R, s1.barriers - s0.barriers); /* serialised, and two per fill */
+    for (int i = 0; i < R; i++)
+        assert_true(ns[i] > 0 && ns[i] < 10e9);
+    /* a bigger scratch buffer replaces the first */
+    ASSERT_OK(kcrt_time_launch_cold(k, args, 4, 1, 3 << 20, ns));
+    assert_true(ns[0] > 0);
+    float *got = rt_read(by); /* y = y0 + (R + 1) x */
+    for (int i = 0; i < N; i++)
+        if (got[i] != y[i] + (R + 1) * x[i])
+            fail_msg("y[%d] = %g, expected %g", i, got[i], y[i] + (R + 1) * x[i]);
+    free(got);
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_time_launch_cold(k, args, 4, 0, 0, ns));
+    ASSERT_CONTAINS(kcrt_error(rt_ctx), "kcrt_time_launch_cold: repeats must be 1..100000");
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_time_launch_cold(k, args, 4, 1, KCRT_FLUSH_MAX_BYTES + 1, ns));
+    ASSERT_CONTAINS(kcrt_error(rt_ctx), "past the most, 4096 MiB");
+    free(x), free(y);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
 int main(void)
 {
     int rc = rt_open_or_skip("test_rt_batch");
@@ -316,6 +354,7 @@ int main(void)
         cmocka_unit_test_teardown(test_bundle_free_with_pending_launches, rt_teardown),
         cmocka_unit_test_teardown(test_large_transfers_in_pieces, rt_teardown),
         cmocka_unit_test_teardown(test_timed_launches, rt_teardown),
+        cmocka_unit_test_teardown(test_cold_timed_launches, rt_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return rt_close_all(failed);

@@ -903,6 +903,48 @@ static void test_timing_uses_events(void **state)
     }
 }
 
+/* Cold timing: a memset of the scratch buffer before each launch, outside
+ * the launch's two events (the fake memset advances the clock, so a
+ * timing that counted it would read FAKE_MEMSET_MS more). */
+static void test_cold_timing_flushes_between_events(void **state)
+{
+    (void)state;
+    if (!need_bundle())
+        return;
+    const char *backends[] = {"hip", "cuda"};
+    fake_state *fakes[] = {hip, cuda};
+    const char *launch[] = {"hipModuleLaunchKernel", "cuLaunchKernel"};
+    const char *record[] = {"hipEventRecord", "cuEventRecord"};
+    const char *memset_[] = {"hipMemsetAsync", "cuMemsetD8Async"};
+    for (int i = 0; i < 2; i++) {
+        kcrt_context *c = open_on(backends[i]);
+        kcrt_bundle *b = load_bundle(c);
+        kcrt_buffer *x;
+        run_saxpy_like(c, b, &x);
+        kcrt_kernel *k;
+        ASSERT_OK(kcrt_kernel_get(b, "scale", &k), c);
+        kcrt_arg args[] = {KCRT_I32(256), KCRT_F32(2.0f), KCRT_BUF(x)};
+        double ns[3];
+        /* the first call makes the scratch buffer (zeroed when made) */
+        ASSERT_OK(kcrt_time_launch_cold(k, args, 3, 1, 1 << 20, ns), c);
+        fakes[i]->trace[0] = 0;
+        ASSERT_OK(kcrt_time_launch_cold(k, args, 3, 3, 1 << 20, ns), c);
+        for (int r = 0; r < 3; r++)
+            assert_true(ns[r] == FAKE_LAUNCH_MS * 1e6);
+        const char *seq[] = {memset_[i], record[i], launch[i], record[i], memset_[i], record[i], launch[i],
+                             record[i],  memset_[i], record[i], launch[i], record[i]};
+        assert_in_order(fakes[i]->trace, seq, 12);
+        assert_int_equal(3, count(fakes[i]->trace, memset_[i]));
+        assert_int_equal(6, count(fakes[i]->trace, record[i]));
+        assert_int_equal(KCRT_ERROR_BAD_ARGUMENT,
+                         kcrt_time_launch_cold(k, args, 3, 3, KCRT_FLUSH_MAX_BYTES + 4, ns));
+        ASSERT_CONTAINS(kcrt_error(c), "kcrt_time_launch_cold: flush_bytes");
+        kcrt_buffer_free(x);
+        kcrt_bundle_free(b);
+        kcrt_close(c);
+    }
+}
+
 /* ---- failures name the call
  * --------------------------------------------------------------------------------- */
 
@@ -1158,6 +1200,7 @@ int main(void)
         cmocka_unit_test_setup(test_kernel_without_arguments, fresh),
         cmocka_unit_test_setup(test_launches_are_queued_and_transfers_wait, fresh),
         cmocka_unit_test_setup(test_timing_uses_events, fresh),
+        cmocka_unit_test_setup(test_cold_timing_flushes_between_events, fresh),
         cmocka_unit_test_setup(test_driver_errors_name_the_call, fresh),
         cmocka_unit_test_setup(test_fault_is_sticky, fresh),
         cmocka_unit_test_setup(test_auto_moves_to_vulkan_for_spirv_only_bundles, fresh),

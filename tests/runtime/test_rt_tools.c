@@ -158,6 +158,15 @@ static void test_run_fills_buffers_as_init_says(void **state)
     float *nx2 = read_floats(path("nx2"), &n);
     assert_memory_equal(nx, nx2, 4000 * 4);
     free(nx), free(ny), free(nx2);
+    /* --cold: timed after a write of a scratch buffer, said in the report */
+    rc = kc_test_sh(&out, "%s run %s saxpy n=4000 a=1 --repeat 3 --cold 1", RT_KC, RT_BUNDLE);
+    if (rc != 0 || !strstr(out, "median of 3") || !strstr(out, "device timestamps, cold caches"))
+        fail_msg("kc run --cold: expected a cold timing, got %d:\n%s", rc, out);
+    free(out);
+    rc = kc_test_sh(&out, "%s run %s saxpy n=4000 a=1 --repeat 2 --cold 1 --json", RT_KC, RT_BUNDLE);
+    if (rc != 0 || !strstr(out, "\"cold\": true"))
+        fail_msg("kc run --cold --json: got %d:\n%s", rc, out);
+    free(out);
 }
 
 static void test_run_errors(void **state)
@@ -185,6 +194,7 @@ static void test_run_errors(void **state)
         {1, "saxpy n=10 a=1 --out n=/tmp/n", "'n' is not a buffer parameter of saxpy"},
         {1, "saxpy n=10 a=1 --device 9", "there is no device 9"},
         {2, "saxpy n=10 a=1 --repeat -1", "--repeat takes a count"},
+        {2, "saxpy n=10 a=1 --cold 5000", "--cold takes the MiB to write before each launch, 0 to 4096"},
         {2, "saxpy n=10 a=1 --out y", "--out takes buffer=file"},
         {2, "saxpy n=10 a=1 stray", "'stray' is not name=value"},
         {2, "saxpy n=10 a=1 --frobnicate", "unknown option '--frobnicate'"},

@@ -229,6 +229,21 @@ const kcrt_device_info *kcrt_device_info_get(const kcrt_context *ctx);
  * in an application are. */
 kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats,
                              double *ns_each);
+/* ADDITION: kcrt_time_launch with cold caches. Before each launch, outside
+ * its timestamps, the device writes flush_bytes of a scratch buffer the
+ * context keeps (0: KCRT_FLUSH_BYTES), ordered before the launch, so that
+ * the launch finds its inputs out of the caches, as a launch between other
+ * layers of a model does (back to back, an input that fits the last-level
+ * cache is read from there). flush_bytes should be at least the device's
+ * last-level cache (H100/H200 L2: 50 MB; an AMD GPU's Infinity Cache: up
+ * to 256 MB; a CPU's L3 for lavapipe), and each launch costs a write of it
+ * besides: tens of microseconds on a GPU, tens of milliseconds on a CPU
+ * driver. The scratch buffer is kept until kcrt_close (or a larger one is
+ * asked for). flush_bytes is at most KCRT_FLUSH_MAX_BYTES. */
+#define KCRT_FLUSH_BYTES ((size_t)256 << 20)
+#define KCRT_FLUSH_MAX_BYTES ((size_t)4 << 30)
+kcrt_status kcrt_time_launch_cold(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats,
+                                  size_t flush_bytes, double *ns_each);
 
 /* ---- bundle introspection ------------------------------------------- */
 
