@@ -393,10 +393,10 @@ static json_t *row_json(sqlite3_stmt *st, bool full)
                           k.backend, "shape", k.shape, "variant", k.variant, "status", sqlite3_column_text(st, 8));
     json_object_set_new(o, "time_ns",
                         sqlite3_column_type(st, 9) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, 9)));
+    json_object_set_new(o, "compiler", json_string(k.compiler));
     if (full) {
         json_object_set_new(o, "device_key", json_string(k.device_key));
         json_object_set_new(o, "source_hash", json_string(k.source_hash));
-        json_object_set_new(o, "compiler", json_string(k.compiler));
         json_object_set_new(o, "samples", json_integer(sqlite3_column_int(st, 10)));
         json_object_set_new(o, "spread", json_real(sqlite3_column_double(st, 11)));
         const unsigned char *d = sqlite3_column_text(st, 12);
@@ -430,7 +430,8 @@ bool kc_cache_list(kc_cache *c, const kc_cache_filter *f, bool json, kc_buf *out
         kc_buf_printf(out, "%-16s %-28.28s %-8s %-18s %-24s %-15s", k.kernel, k.device, k.backend, k.shape,
                       *k.variant ? k.variant : "-", sqlite3_column_text(st, 8));
         if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-            kc_buf_printf(out, " %9.2f us\n", sqlite3_column_double(st, 9) / 1e3);
+            kc_buf_printf(out, " %9.2f us%s\n", sqlite3_column_double(st, 9) / 1e3,
+                          strstr(k.compiler, KC_CACHE_COLD_MARK) ? " cold" : "");
         else
             kc_buf_puts(out, "            -\n");
     }

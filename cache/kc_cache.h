@@ -41,13 +41,18 @@ bool kc_result_status_parse(const char *name, kc_result_status *out);
 typedef struct kc_cache_key {
     const char *kernel;
     const char *source_hash;
-    const char *compiler;   /* kc version */
+    const char *compiler;   /* kc version, + KC_CACHE_COLD_MARK when timed cold */
     const char *device_key; /* as libkcrt writes it */
     const char *device;     /* the device's name, for people */
     const char *backend;    /* "vulkan", "hip", "cuda" */
     const char *shape;      /* "n=48000,m=3" */
     const char *variant;    /* "WG=64,TM=4", declaration order */
 } kc_cache_key;
+
+/* After the version in `compiler`: the launches were timed with cold caches
+ * (kc tune --cold), a different measurement from back-to-back launches, so
+ * the two never meet in one comparison. */
+#define KC_CACHE_COLD_MARK "+cold"
 
 typedef struct kc_cache_result {
     kc_result_status status;

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kc/kcrt.h"
+
 enum { MAX_REPEAT = 1000000, MAX_RESTARTS = 20 };
 
 static bool parse_long(const char *s, long *v)
@@ -63,7 +65,7 @@ static const kc_opt opts[] = {
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
     {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false}, {"--smallest", false},
-    {"--allow-spills", false}, {"--compile-limit", true},
+    {"--allow-spills", false}, {"--compile-limit", true}, {"--cold", true},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -131,7 +133,10 @@ static bool take(tune_args *t, int k, const char *v)
     case 22: d->no_transfer = true; return true;
     case 23: d->smallest = true; return true;
     case 24: d->allow_spills = true; return true;
-    default: return parse_duration(v, &d->compile_limit_s);
+    case 25: return parse_duration(v, &d->compile_limit_s);
+    default:
+        d->cold = true;
+        return parse_long(v, &d->cold_mib) && d->cold_mib >= 0 && d->cold_mib <= (long)(KCRT_FLUSH_MAX_BYTES >> 20);
     }
 }
 
@@ -140,7 +145,7 @@ static const char *const expected[NOPTS] = {
     [5] = "a number >= 0",          [8] = "at most 256",   [9] = "at most 256",
     [10] = "a device index (kc devices lists them)", [12] = "a duration such as 90s, 10m or 1h30m",
     [16] = "two tunables, as WG,TM", [17] = "a number >= 1", [18] = "a duration such as 5s",
-    [19] = "a duration such as 0.5s", [25] = "a duration such as 2m",
+    [19] = "a duration such as 0.5s", [25] = "a duration such as 2m", [26] = "MiB from 0 to 4096 (0: 256)",
 };
 
 /* Fills t from argv; returns -1 when all is well, else the exit status. */

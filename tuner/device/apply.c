@@ -18,16 +18,18 @@
 #include "kc_tune_report.h"
 
 typedef struct winner_scan {
+    const td_session *s;
     const td_kernel *tk;
     kc_arena *a;
     const char *variant;
     double time_ns;
 } winner_scan;
 
-/* Is this result one of ours (this source, this kc) and in the space? */
-static bool current(const td_kernel *tk, const kc_cache_key *k, int *point)
+/* Is this result one of ours (this source, this kc, timed as this tune
+ * times) and in the space? */
+static bool current(const td_session *s, const td_kernel *tk, const kc_cache_key *k, int *point)
 {
-    return strcmp(k->source_hash, tk->prog->source_hash) == 0 && strcmp(k->compiler, KC_VERSION) == 0 &&
+    return strcmp(k->source_hash, tk->prog->source_hash) == 0 && strcmp(k->compiler, s->measured_by) == 0 &&
            td_point_of(tk, k->variant, point);
 }
 
@@ -35,7 +37,7 @@ static bool first_ok(void *user, const kc_cache_key *k, const kc_cache_result *r
 {
     winner_scan *w = user;
     int point[65];
-    if (r->status != KC_RESULT_OK || !current(w->tk, k, point) || !w->tk->space.valid(w->tk->space.user, point))
+    if (r->status != KC_RESULT_OK || !current(w->s, w->tk, k, point) || !w->tk->space.valid(w->tk->space.user, point))
         return true;
     w->variant = kc_arena_strdup(w->a, k->variant);
     w->time_ns = r->time_ns;
@@ -50,7 +52,7 @@ static kc_cache_filter filter_of(const td_search *r)
 
 bool td_winner(td_search *r, kc_arena *a, const char **variant, double *time_ns)
 {
-    winner_scan w = {r->tk, a, NULL, 0};
+    winner_scan w = {r->s, r->tk, a, NULL, 0};
     kc_cache_filter f = filter_of(r);
     kc_cache_each(r->s->cache, &f, first_ok, &w);
     *variant = w.variant;
@@ -102,6 +104,7 @@ bool td_apply(td_search *r, char *err, size_t errlen)
 /* ---- the report ------------------------------------------------------------------------------ */
 
 typedef struct shape_scan {
+    const td_session *s;
     const td_kernel *tk;
     kc_arena *a;
     kc_vec points; /* kc_tune_report_point* */
@@ -111,7 +114,7 @@ static bool collect(void *user, const kc_cache_key *k, const kc_cache_result *r)
 {
     shape_scan *sc = user;
     int point[65];
-    if (!current(sc->tk, k, point))
+    if (!current(sc->s, sc->tk, k, point))
         return true;
     kc_tune_report_point *p = KC_NEW(sc->a, kc_tune_report_point);
     int64_t *values = kc_arena_alloc(sc->a, sizeof(int64_t) * (size_t)(sc->tk->ndims + 1));
@@ -125,7 +128,7 @@ static bool collect(void *user, const kc_cache_key *k, const kc_cache_result *r)
 
 static void report_shape(td_session *s, const td_kernel *tk, const char *shape, kc_tune_report_shape *out)
 {
-    shape_scan sc = {tk, &s->arena, {0}};
+    shape_scan sc = {s, tk, &s->arena, {0}};
     kc_cache_filter f = {tk->name, s->dev->key, shape, s->dev->backend};
     kc_cache_each(s->cache, &f, collect, &sc);
     kc_tune_report_point *points = kc_arena_alloc(&s->arena, sizeof(*points) * (size_t)(sc.points.len + 1));

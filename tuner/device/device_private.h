@@ -150,6 +150,10 @@ typedef struct td_session {
     td_watchdog *dog;
     td_progress progress;
     kc_arena arena;
+    /* the cache's "compiler" of this tune's results: KC_VERSION, and
+     * KC_CACHE_COLD_MARK after it when timed with cold caches, so that warm
+     * and cold times are never compared or mixed */
+    const char *measured_by;
 } td_session;
 
 /* One search: a kernel at a shape. */

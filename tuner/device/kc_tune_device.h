@@ -48,6 +48,8 @@ typedef struct kc_tune_device_options {
     bool no_racing;                /* time every variant to 1% even when it is clearly slow */
     bool no_transfer;              /* start from the default only, not from earlier winners */
     bool allow_spills;             /* measure AMDGPU variants that spill VGPRs (skipped otherwise) */
+    bool cold;                     /* time each launch after writing cold_mib MiB of scratch */
+    long cold_mib;                 /* (kcrt_time_launch_cold; 0: libkcrt's default, 256) */
     double compile_limit_s;        /* refuse a variant whose compile takes longer; 0: automatic */
     bool apply_only;               /* measure nothing: write the cache's winners to the bundle */
     const char *report;            /* FILE.html or FILE.svg, or NULL */

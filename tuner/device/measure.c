@@ -14,7 +14,8 @@
  *      4-5 s for gemm's most unrolled variants on a busy 2-core machine,
  *      which made them "timeouts" against a 3 s limit);
  *   5. warm up (50 ms of device time back to back, so that a GPU's clocks
- *      are up), then time rounds of launches with device timestamps until
+ *      are up), then time rounds of launches with device timestamps (with
+ *      --cold, each after a write of scratch memory) until
  *      the median is known to within about 1% (the boxplot notch,
  *      1.58 IQR / sqrt(n), at most 1% of the median, with at least ten
  *      samples) or the timing cap is spent; or, racing, until it is clear
@@ -66,6 +67,22 @@ enum { MAX_SAMPLES = 512, REFERENCE_TRIES = 16 };
  * alone is dozens of launches. */
 #define RACE_FACTOR 1.5
 enum { RACE_MIN_SAMPLES = 3 };
+/* With --cold a launch costs a write of scratch memory besides (256 MiB:
+ * tens of milliseconds on a CPU driver), which the round's size, set from
+ * the launch's device time, does not see: smaller rounds keep the timing
+ * cap's checks frequent. */
+enum { COLD_ROUND = 8 };
+
+/* m timed launches, back to back or (kc tune --cold) each after a write
+ * of scratch memory that pushes the inputs out of the caches. The warm-up
+ * launches stay back to back: they are there to raise the clocks. */
+static bool timed(const td_search *r, kcrt_kernel *k, int m, double *ns)
+{
+    const kc_tune_device_options *o = r->s->o;
+    size_t n = (size_t)r->w.nargs;
+    return (o->cold ? kcrt_time_launch_cold(k, r->w.args, n, m, (size_t)o->cold_mib << 20, ns)
+                    : kcrt_time_launch(k, r->w.args, n, m, ns)) == KCRT_OK;
+}
 
 /* Racing's rule (above) for a sample summary against the best median so
  * far (ns; 0 or less: no best yet). */
@@ -77,7 +94,7 @@ static bool cannot_win(const kc_stats_summary *sum, double best_ns)
 kc_cache_key td_key(kc_arena *a, const td_search *r, const char *variant)
 {
     const td_session *s = r->s;
-    return (kc_cache_key){r->tk->name,   r->tk->prog->source_hash, KC_VERSION, s->dev->key, s->dev->name,
+    return (kc_cache_key){r->tk->name,   r->tk->prog->source_hash, s->measured_by, s->dev->key, s->dev->name,
                           s->dev->backend, r->shape,                 kc_arena_strdup(a, variant)};
 }
 
@@ -283,7 +300,7 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
     /* rounds of about 20 ms of device time (the launch's wall time if the
      * device reported none) */
     double launch_s = ok && warm[1] > 0 ? warm[1] * 1e-9 : wall;
-    int round = (int)fmin(fmax(0.02 / fmax(launch_s, 1e-7), 3), 64);
+    int round = (int)fmin(fmax(0.02 / fmax(launch_s, 1e-7), 3), r->s->o->cold ? COLD_ROUND : 64);
     /* Then WARM_NS of launches back to back before the first timed round: a
      * GPU left idle between the tuner's launches runs at its lowest clocks.
      * On an H100 the tuner read conv1d's default variant at 407 us where kc
@@ -296,7 +313,7 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
     }
     while (ok && n < MAX_SAMPLES) {
         int m = round < MAX_SAMPLES - n ? round : MAX_SAMPLES - n;
-        if (!(ok = kcrt_time_launch(k, r->w.args, (size_t)r->w.nargs, m, samples + n) == KCRT_OK))
+        if (!(ok = timed(r, k, m, samples + n)))
             break;
         n += m;
         kc_stats_summary sum;

@@ -370,6 +370,9 @@ static void header(td_session *s, long pairs, uint64_t input_seed)
                 o->seconds > 0 ? ", within the time limit" : "");
     else if (!o->apply_only)
         fprintf(o->log, "kc tune: no evaluation limit%s\n", o->seconds > 0 ? "; the time limit" : "");
+    if (o->cold)
+        fprintf(o->log, "kc tune: cold caches: %ld MiB of scratch written before each timed launch; "
+                "results kept apart from warm ones\n", o->cold_mib ? o->cold_mib : (long)(KCRT_FLUSH_BYTES >> 20));
 }
 
 static int tune_plans(td_session *s, td_plan *plans, int n, uint64_t input_seed, double deadline)
@@ -416,7 +419,7 @@ static int report(td_session *s, td_plan *plans, int n)
 int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summary)
 {
     kc_tune_device_summary ignored;
-    td_session s = {.o = o, .sum = summary ? summary : &ignored};
+    td_session s = {.o = o, .sum = summary ? summary : &ignored, .measured_by = o->cold ? KC_VERSION KC_CACHE_COLD_MARK : KC_VERSION};
     memset(s.sum, 0, sizeof(*s.sum));
     kc_arena_init(&s.arena);
     td_progress_init(&s.progress, o->log, o->quiet, 0, 0);

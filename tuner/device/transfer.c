@@ -99,7 +99,7 @@ static bool from_cache(void *user, const kc_cache_key *k, const kc_cache_result 
     gather *g = user;
     const td_kernel *tk = g->r->tk;
     if (res->status != KC_RESULT_OK || strcmp(k->shape, g->r->shape) == 0 ||
-        strcmp(k->source_hash, tk->prog->source_hash) != 0 || strcmp(k->compiler, KC_VERSION) != 0)
+        strcmp(k->source_hash, tk->prog->source_hash) != 0 || strcmp(k->compiler, g->r->s->measured_by) != 0)
         return true;
     for (int i = 0; i < g->n; i++)
         if (strcmp(g->c[i].shape, k->shape) == 0 && !*g->c[i].from)

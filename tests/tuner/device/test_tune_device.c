@@ -241,6 +241,42 @@ static void test_smallest_tunes_only_the_cheapest_shape(void **state)
     ASSERT_CONTAINS(why, "nearest");
 }
 
+/* --cold: the launches are timed after a write of scratch memory, and the
+ * results are kept apart from warm ones (the cache's compiler column says
+ * "+cold"), so neither tune reuses or compares the other's times. */
+static void test_cold_results_are_kept_apart(void **state)
+{
+    (void)state;
+    char *out;
+    const char *cache = path("cold.db");
+    assert_int_equal(0, kc_test_sh(&out, "cp %s %s", path("untuned.kcb"), path("cold.kcb")));
+    free(out);
+    if (kc_test_sh(&out, SAXPY_TUNE " --smallest --cold 1", KC, path("cold.kcb"), cache) != 0)
+        fail_msg("kc tune --cold failed:\n%s", out);
+    ASSERT_CONTAINS(out, "cold caches: 1 MiB of scratch written before each timed launch");
+    ASSERT_CONTAINS(out, "20 measured, 0 from the cache, 0 failed; 1 tuned row");
+    free(out);
+    char *list;
+    assert_int_equal(0, kc_test_sh(&list, "%s cache list --json --cache %s --kernel saxpy", KC, cache));
+    int cold = 0;
+    for (const char *at = list; (at = strstr(at, "\"compiler\":\"" KC_VERSION "+cold\"")); at++)
+        cold++;
+    assert_int_equal(SAXPY_SPACE, cold);
+    free(list);
+    /* warm: measured anew, not taken from the cold results */
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE " --smallest", KC, path("cold.kcb"), cache));
+    ASSERT_CONTAINS(out, "20 measured, 0 from the cache, 0 failed; 1 tuned row");
+    if (strstr(out, "cold caches"))
+        fail_msg("a warm tune said cold:\n%s", out);
+    free(out);
+    result r[64];
+    assert_int_equal(2 * SAXPY_SPACE, results(cache, "saxpy", r, 64));
+    /* cold again: all from the cache */
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE " --smallest --cold 1", KC, path("cold.kcb"), cache));
+    ASSERT_CONTAINS(out, "0 measured, 20 from the cache, 0 failed; 1 tuned row");
+    free(out);
+}
+
 static void test_sigkill_midway_then_resume_loses_nothing(void **state)
 {
     (void)state;
@@ -508,6 +544,7 @@ static void test_bad_requests_say_what_and_where(void **state)
         {"--kernel saxpy --shape n=x", "n is not an integer", 1},
         {"--kernel saxpy --strategy nosuch", "unknown strategy 'nosuch'", 1},
         {"--kernel saxpy --budget 0", "--budget takes a number >= 1 or 'all', not '0'", 2},
+        {"--kernel saxpy --cold 5000", "--cold takes MiB from 0 to 4096 (0: 256), not '5000'", 2},
         {"--kernel saxpy --time soon", "--time takes a duration such as 90s, 10m or 1h30m", 2},
         {"--kernel saxpy --report r.pdf", "report", 1},
         {"--kernel saxpy --smallest --shape n=5", "--smallest picks among kc.yaml's shapes: not with --shape", 2},
@@ -588,6 +625,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tune_fills_cache_then_measures_nothing),
         cmocka_unit_test(test_kernel_tuner_export_of_a_lavapipe_space_replays),
         cmocka_unit_test(test_smallest_tunes_only_the_cheapest_shape),
+        cmocka_unit_test(test_cold_results_are_kept_apart),
         cmocka_unit_test(test_sigkill_midway_then_resume_loses_nothing),
         cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
         cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
