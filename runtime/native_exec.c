@@ -246,11 +246,11 @@ static kcrt_status record_timed(rt_native_dev *d, rt_native_module *m, const rt_
         if (flush)
             s = d->drv->zero(d, flush->ptr, flush_bytes);
         if (s == KCRT_OK && (flush || r == 0))
-            s = d->drv->event_record(d, d->events[first(flush, r)]);
+            s = d->drv->event_record(d, d->events[first(flush != NULL, r)]);
         if (s == KCRT_OK)
             s = enqueue(d, m, l);
         if (s == KCRT_OK)
-            s = d->drv->event_record(d, d->events[first(flush, r) + 1]);
+            s = d->drv->event_record(d, d->events[first(flush != NULL, r) + 1]);
     }
     return s;
 }
@@ -278,7 +278,7 @@ kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int
     if (s != KCRT_OK)
         return s;
     d->drv->enter(d);
-    s = events(d, first(flush, repeats - 1) + 2);
+    s = events(d, first(flush != NULL, repeats - 1) + 2);
     if (s == KCRT_OK)
         s = record_timed(d, module, l, repeats, flush, flush_bytes);
     if (s == KCRT_OK)
