@@ -438,6 +438,19 @@ int kc_tune_max_neighbours(const kc_tune_ctx *c)
     return n;
 }
 
+static void shuffle_points(kc_tune_ctx *c, int *pts, int n)
+{
+    int nd = c->space->ndims;
+    for (int i = n - 1; i > 0; i--) {
+        int j = kc_tune_rand_below(c, i + 1);
+        for (int d = 0; d < nd; d++) {
+            int t = pts[i * nd + d];
+            pts[i * nd + d] = pts[j * nd + d];
+            pts[j * nd + d] = t;
+        }
+    }
+}
+
 int kc_tune_neighbours(kc_tune_ctx *c, const int *point, int *out)
 {
     int nd = c->space->ndims, n = 0;
@@ -450,13 +463,47 @@ int kc_tune_neighbours(kc_tune_ctx *c, const int *point, int *out)
             q[d] = v;
             n += kc_tune_valid(c, q);
         }
-    for (int i = n - 1; i > 0; i--) { /* shuffle whole points */
-        int j = kc_tune_rand_below(c, i + 1);
-        for (int d = 0; d < nd; d++) {
-            int t = out[i * nd + d];
-            out[i * nd + d] = out[j * nd + d];
-            out[j * nd + d] = t;
+    shuffle_points(c, out, n);
+    return n;
+}
+
+int kc_tune_max_pair_neighbours(const kc_tune_ctx *c)
+{
+    int nd = c->space->ndims;
+    return 2 * nd * (nd - 1); /* 4 per pair of dimensions at most */
+}
+
+/* The values adjacent to v among n: at most two, written to adj. */
+static int adjacent(int v, int n, int adj[2])
+{
+    int k = 0;
+    if (n == 2)
+        adj[k++] = 1 - v;
+    else if (n > 2) {
+        if (v > 0)
+            adj[k++] = v - 1;
+        if (v + 1 < n)
+            adj[k++] = v + 1;
+    }
+    return k;
+}
+
+int kc_tune_pair_neighbours(kc_tune_ctx *c, const int *point, int *out)
+{
+    int nd = c->space->ndims, n = 0;
+    for (int d = 0; d < nd; d++) {
+        int ad[2], nad = adjacent(point[d], c->space->nvalues[d], ad);
+        for (int e = d + 1; e < nd; e++) {
+            int ae[2], nae = adjacent(point[e], c->space->nvalues[e], ae);
+            for (int i = 0; i < nad; i++)
+                for (int j = 0; j < nae; j++) {
+                    int *q = out + n * nd;
+                    memcpy(q, point, sizeof(int) * (size_t)nd);
+                    q[d] = ad[i], q[e] = ae[j];
+                    n += kc_tune_valid(c, q);
+                }
         }
     }
+    shuffle_points(c, out, n);
     return n;
 }

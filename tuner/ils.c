@@ -9,8 +9,12 @@
  *      neighbours (one tunable changed, valid ones only) in random order
  *      and move to the first that is faster (first improvement: cheaper
  *      per step than scanning the whole neighbourhood, and the random
- *      order keeps runs with different seeds apart). Stop at a point no
- *      neighbour beats: a local optimum.
+ *      order keeps runs with different seeds apart). At a point no
+ *      neighbour beats, try unmeasured pair moves (two tunables changed
+ *      together, each to an adjacent value) in random order, at most as
+ *      many as the point has Hamming-1 neighbours; on the first that is
+ *      faster, move there and descend again. Stop where neither beats
+ *      it: a local optimum.
  *   2. Kick: from the best local optimum so far, take KICK_MIN to
  *      KICK_MAX random valid Hamming-1 steps and descend again; keep the
  *      result when it is better. A small kick explores a neighbouring
@@ -23,6 +27,19 @@
  * descents that retrace known ground are free. Failed measurements count
  * as infinitely slow: a descent from one moves to any neighbour that
  * works.
+ *
+ * Why pairs: tunables interact. A bigger tile wants shared memory, a
+ * thinner block another tile shape: on the A4000 convolution space the
+ * Hamming-1 local optimum at 0.81 of the best (block_size_y 2, shared
+ * memory on) is left only by turning shared memory off and halving
+ * block_size_y together, and with pair moves that space has 2 local
+ * optima instead of 10. Adjacent values only, because an ordered tunable
+ * (a size) pays most one step away and the pairs stay few (4 per pair
+ * of tunables at most: 84 on the convolution spaces). A round of pairs
+ * costs at most what a round of single moves does (the sum over the
+ * tunables of their values less one: 28 there), so a descent spends no
+ * more than twice what it did; 16, 32 or every pair gave the same means
+ * on the hub spaces within the noise (docs/tuning.md, issue 14).
  *
  * Parameters: PATIENCE = 5 and kicks of 2 to 3 steps. In a small trial
  * on the four replayed spaces (PATIENCE 2, 5, 10, 20; with and without
@@ -39,7 +56,9 @@ enum { PATIENCE = 5, KICK_MIN = 2, KICK_MAX = 3 };
 typedef struct ils {
     kc_tune_ctx *ctx;
     int nd;
-    int *nbrs; /* room for every neighbour of one point */
+    int *nbrs;  /* room for every neighbour of one point */
+    int *pairs; /* room for every pair move from one point */
+    int pair_tries;
 } ils;
 
 static void copy(const ils *s, int *dst, const int *src)
@@ -47,23 +66,37 @@ static void copy(const ils *s, int *dst, const int *src)
     memcpy(dst, src, sizeof(int) * (size_t)s->nd);
 }
 
-/* Moves p to a local optimum by first improvement; returns its time. */
+/* Moves p to the first of the n points at pts that is faster than t, at
+ * most tries of them unmeasured (the measured ones are free); returns
+ * whether it moved, *t its time. */
+static bool first_better(ils *s, int *p, double *t, const int *pts, int n, int tries)
+{
+    for (int i = 0; i < n && tries > 0 && !kc_tune_done(s->ctx); i++) {
+        const int *q = pts + i * s->nd;
+        tries -= !kc_tune_measured(s->ctx, q);
+        double u = kc_tune_eval(s->ctx, q);
+        if (u < *t) {
+            copy(s, p, q);
+            *t = u;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Moves p to a local optimum of single and pair moves by first
+ * improvement; returns its time. */
 static double descend(ils *s, int *p, double t)
 {
-    for (;;) {
+    while (!kc_tune_done(s->ctx)) {
         int n = kc_tune_neighbours(s->ctx, p, s->nbrs);
-        int i = 0;
-        for (; i < n && !kc_tune_done(s->ctx); i++) {
-            double u = kc_tune_eval(s->ctx, s->nbrs + i * s->nd);
-            if (u < t) {
-                copy(s, p, s->nbrs + i * s->nd);
-                t = u;
-                break;
-            }
-        }
-        if (i >= n || kc_tune_done(s->ctx))
-            return t;
+        if (first_better(s, p, &t, s->nbrs, n, n))
+            continue;
+        n = kc_tune_pair_neighbours(s->ctx, p, s->pairs);
+        if (!first_better(s, p, &t, s->pairs, n, s->pair_tries))
+            break;
     }
+    return t;
 }
 
 /* A random walk of a few valid steps (the neighbours come shuffled). */
@@ -79,8 +112,9 @@ static void kick(ils *s, int *p)
 
 void kc_tune_ils(kc_tune_ctx *ctx)
 {
-    ils s = {ctx, kc_tune_space_of(ctx)->ndims, NULL};
+    ils s = {ctx, kc_tune_space_of(ctx)->ndims, NULL, NULL, kc_tune_max_neighbours(ctx)};
     s.nbrs = kc_tune_alloc_points(ctx, kc_tune_max_neighbours(ctx) + 1);
+    s.pairs = kc_tune_alloc_points(ctx, kc_tune_max_pair_neighbours(ctx) + 1);
     int *p = kc_tune_alloc_points(ctx, 1), *best = kc_tune_alloc_points(ctx, 1);
     if (!kc_tune_start_point(ctx, p))
         return;

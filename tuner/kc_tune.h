@@ -163,6 +163,12 @@ bool kc_tune_start_point(kc_tune_ctx *ctx, int *point);
  * sum(nvalues - 1) points). Returns how many. */
 int kc_tune_neighbours(kc_tune_ctx *ctx, const int *point, int *out);
 int kc_tune_max_neighbours(const kc_tune_ctx *ctx);
+/* The valid points that change two dimensions of point, each to an
+ * adjacent value (one index up or down; a two-valued dimension flips), in
+ * random order, ndims ints each to out (room for
+ * kc_tune_max_pair_neighbours points). Returns how many. */
+int kc_tune_pair_neighbours(kc_tune_ctx *ctx, const int *point, int *out);
+int kc_tune_max_pair_neighbours(const kc_tune_ctx *ctx);
 
 /* Zeroed memory that lives as long as the ctx (a strategy's points). */
 void *kc_tune_alloc(kc_tune_ctx *ctx, size_t bytes);

@@ -273,6 +273,66 @@ static void pset_grows_and_finds(void **state)
     kc_arena_free(&a);
 }
 
+/* Pair moves change exactly two dimensions, each to an adjacent value (a
+ * two-valued one flips), only valid points, each once, within the bound. */
+static void pair_moves_are_two_adjacent_steps(void **state)
+{
+    (void)state;
+    synth *s = synth_new(4, (int[]){3, 2, 4, 1});
+    for (long i = 0; i < s->product; i++)
+        s->time[i] = 1.0;
+    s->time[linear(s, (int[]){2, 0, 1, 0})] = NAN; /* invalid */
+    kc_tune_ctx *c = kc_tune_new(&s->space, synth_measure, s, NULL, NULL, 0);
+    int out[64 * 4];
+    assert_true(kc_tune_max_pair_neighbours(c) <= 64);
+    int n = kc_tune_pair_neighbours(c, (int[]){1, 0, 0, 0}, out);
+    /* (0,1,0,0) (2,1,0,0) (0,0,1,0) (1,1,1,0); (2,0,1,0) is invalid */
+    assert_int_equal(4, n);
+    assert_true(n <= kc_tune_max_pair_neighbours(c));
+    bool seen[3][2][4] = {{{false}}};
+    for (int k = 0; k < n; k++) {
+        const int *q = out + 4 * k, from[4] = {1, 0, 0, 0};
+        int changed = 0;
+        for (int d = 0; d < 4; d++)
+            if (q[d] != from[d]) {
+                changed++;
+                assert_int_equal(1, abs(q[d] - from[d]));
+            }
+        assert_int_equal(2, changed);
+        assert_true(synth_valid(s, q));
+        assert_false(seen[q[0]][q[1]][q[2]]);
+        seen[q[0]][q[1]][q[2]] = true;
+    }
+    assert_int_equal(0, s->calls); /* enumerating measures nothing */
+    kc_tune_free(c);
+    free(s);
+}
+
+/* ils leaves a point that no single change improves when two changes
+ * together do: from (2, 2), every neighbour at Hamming distance 1 is
+ * slower, and only (3, 3) is faster. The budget is the start, its 8
+ * neighbours and its 4 adjacent pairs: enough only by the pair moves. */
+static void ils_leaves_a_local_optimum_by_a_pair_move(void **state)
+{
+    (void)state;
+    synth *s = synth_new(2, (int[]){5, 5});
+    for (long i = 0; i < s->product; i++)
+        s->time[i] = 10.0;
+    s->time[linear(s, (int[]){2, 2})] = 5.0;
+    s->time[linear(s, (int[]){3, 3})] = 1.0;
+    int start[2] = {2, 2};
+    s->space.start = start;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        kc_tune_ctx *c = run(s, "ils", 1 + 8 + 4, seed);
+        double t;
+        const int *best = kc_tune_best(c, &t);
+        assert_non_null(best);
+        assert_true(t == 1.0);
+        kc_tune_free(c);
+    }
+    free(s);
+}
+
 /* ---- every strategy ------------------------------------------------------ */
 
 static void every_strategy_is_reproducible_and_measures_only_valid_points(void **state)
@@ -520,6 +580,8 @@ int main(void)
         cmocka_unit_test(bad_spaces_and_options_are_refused),
         cmocka_unit_test(random_points_come_without_replacement),
         cmocka_unit_test(pset_grows_and_finds),
+        cmocka_unit_test(pair_moves_are_two_adjacent_steps),
+        cmocka_unit_test(ils_leaves_a_local_optimum_by_a_pair_move),
         cmocka_unit_test(every_strategy_is_reproducible_and_measures_only_valid_points),
         cmocka_unit_test(exhaustive_finds_the_true_optimum),
         cmocka_unit_test(every_strategy_stops_when_the_space_is_measured),
