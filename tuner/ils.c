@@ -58,7 +58,7 @@ typedef struct ils {
     int nd;
     int *nbrs;  /* room for every neighbour of one point */
     int *pairs; /* room for every pair move from one point */
-    int pair_tries;
+    int pair_tries; /* unmeasured pair moves a round may try */
 } ils;
 
 static void copy(const ils *s, int *dst, const int *src)
