@@ -1571,8 +1571,11 @@ static void test_softmax(void **state)
         softmax_case(&r, 13, 140, 0, false, log_out, v, nv);
         softmax_case(&r, 5, 1030, 40, false, log_out, v, nv);
         softmax_case(&r, 3, 33, 5, true, log_out, v, nv);
-        /* rows a multiple of 4 long: float4 rows, in registers (36) and past them (1032) */
+        /* rows a multiple of 4 long: float4 rows, in registers (36) and past them (1032);
+         * SG = 2's held rows filled exactly (32: V = 8, 256: V = 64) */
         softmax_case(&r, 4, 36, 6, true, log_out, v, nv);
+        softmax_case(&r, 9, 32, 3, false, log_out, v, nv);
+        softmax_case(&r, 6, 256, 11, false, log_out, v, nv);
         softmax_case(&r, 3, 1032, 30, false, log_out, v, nv);
     }
     kd_report("softmax", nv, kd_info("softmax")->tolerance);
@@ -1668,11 +1671,15 @@ static void test_layernorm(void **state)
     layernorm_case(&r, 2, 33, 0.1f, 0, true, v, nv);
     layernorm_case(&r, 2, 1030, 0, 0, false, v, nv);
     /* rows of whole float4s: held in registers at V >= 2 on lavapipe's
-     * 8-lane subgroups (16 float4s; a large mean; a constant row), and
-     * past the registers at every V (65 float4s > 8 x 8) */
+     * 8-lane subgroups (16 float4s; a large mean; a constant row), past
+     * V = 8 and held at V >= 16 (65 float4s), held at V = 32 exactly
+     * (XTTS's 1,024: 256 float4s = 8 x 32), and past the registers at
+     * every V (257 float4s) */
     layernorm_case(&r, 7, 64, 1e-5f, 50, false, v, nv);
     layernorm_case(&r, 3, 32, 0.1f, 0, true, v, nv);
     layernorm_case(&r, 3, 260, 1e-5f, 0, false, v, nv);
+    layernorm_case(&r, 3, 1024, 1e-5f, 20, false, v, nv);
+    layernorm_case(&r, 2, 1028, 1e-5f, 0, false, v, nv);
     kd_report("layernorm", nv, kd_info("layernorm")->tolerance);
 }
 
