@@ -1351,6 +1351,11 @@ static const gemm_shape gemm_cases[] = {
     /* rows on float4s (K, N multiples of 4): BC's broadcast path, several
      * chunks of K and a part one, edge tiles both ways */
     {70, 136, 100, true, 2, 0},   {64, 256, 64, false, 0, 0},
+    /* rows of B off float4s with A's on them (BC broadcasts A and loads
+     * B's TN columns shifted): N = 4n + 2 (shifts 0, 2, 0, 2, RMVPE's
+     * N = 1026) and odd N (every shift) */
+    {70, 138, 100, false, 0, 0},  {33, 1026, 24, true, 1, 0}, {45, 131, 68, false, 0, 0},
+    {9, 65, 40, true, 2, 0},
 };
 
 static void test_gemm(void **state)
@@ -1420,6 +1425,8 @@ static const bmm_shape bmm_cases[] = {
     {2, 9, 131, 5, false, true, true, 3}, {7, 1, 3, 2, false, false, false, 0}, {2, 130, 6, 67, false, false, true, 0},
     /* items on float4s (BC's broadcast path), B broadcast or not */
     {3, 40, 72, 36, false, true, true, 2}, {2, 33, 64, 20, false, false, false, 0},
+    /* A's items and rows on float4s, B's rows not: N = 4n + 2, odd N */
+    {3, 20, 66, 36, false, false, true, 0}, {2, 20, 67, 36, true, false, false, 1},
 };
 
 static void test_bmm(void **state)
