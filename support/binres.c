@@ -341,17 +341,134 @@ static bool read_ptx(const char *p, size_t n, kc_binres *r, char *err, size_t er
     return true;
 }
 
+/* ---- SPIR-V: private arrays indexed at run time ----------------------------------------------- */
+
+enum {
+    SPV_TYPE_ARRAY = 28,
+    SPV_TYPE_POINTER = 32,
+    SPV_CONSTANT = 43,
+    SPV_SPEC_CONSTANT = 50,
+    SPV_VARIABLE = 59,
+    SPV_ACCESS_CHAIN = 65,
+    SPV_IN_BOUNDS_ACCESS_CHAIN = 66,
+    SPV_PTR_ACCESS_CHAIN = 67,
+    SPV_STORAGE_FUNCTION = 7,
+};
+
+/* What an id is, as far as the scan needs: a constant, an array type, a
+ * pointer to a private array, or a pointer into one (root[] names the
+ * variable). */
+enum { ID_CONSTANT = 1, ID_ARRAY = 2, ID_PRIVATE_ARRAY_PTR = 4, ID_INTO_PRIVATE = 8, ID_COUNTED = 16 };
+
+typedef struct spv_scan {
+    uint8_t *is;
+    uint32_t *root;
+    uint32_t bound;
+    long indexed;
+} spv_scan;
+
+static bool spv_id(const spv_scan *s, uint32_t id) { return id > 0 && id < s->bound; }
+
+/* An access chain into a private array: does an index come from a value
+ * rather than a constant? Then the array cannot live in registers. */
+static void spv_access(spv_scan *s, const uint32_t *w, uint32_t n)
+{
+    uint32_t result = w[2], base = w[3];
+    if (!spv_id(s, result) || !spv_id(s, base) || !(s->is[base] & ID_INTO_PRIVATE))
+        return;
+    s->is[result] |= ID_INTO_PRIVATE;
+    s->root[result] = s->root[base];
+    bool dynamic = false;
+    for (uint32_t i = 4; i < n; i++)
+        dynamic |= !spv_id(s, w[i]) || !(s->is[w[i]] & ID_CONSTANT);
+    uint32_t var = s->root[base];
+    if (dynamic && spv_id(s, var) && !(s->is[var] & ID_COUNTED)) {
+        s->is[var] |= ID_COUNTED;
+        s->indexed++;
+    }
+}
+
+static void spv_instruction(spv_scan *s, const uint32_t *w, uint32_t n)
+{
+    switch (w[0] & 0xffff) {
+    case SPV_TYPE_ARRAY:
+        if (n >= 2 && spv_id(s, w[1]))
+            s->is[w[1]] |= ID_ARRAY;
+        break;
+    case SPV_TYPE_POINTER: /* result, storage class, pointee */
+        if (n >= 4 && spv_id(s, w[1]) && w[2] == SPV_STORAGE_FUNCTION && spv_id(s, w[3]) && (s->is[w[3]] & ID_ARRAY))
+            s->is[w[1]] |= ID_PRIVATE_ARRAY_PTR;
+        break;
+    case SPV_CONSTANT:
+    case SPV_SPEC_CONSTANT:
+        if (n >= 3 && spv_id(s, w[2]))
+            s->is[w[2]] |= ID_CONSTANT;
+        break;
+    case SPV_VARIABLE: /* type, result, storage class */
+        if (n >= 4 && spv_id(s, w[1]) && spv_id(s, w[2]) && (s->is[w[1]] & ID_PRIVATE_ARRAY_PTR)) {
+            s->is[w[2]] |= ID_INTO_PRIVATE;
+            s->root[w[2]] = w[2];
+        }
+        break;
+    case SPV_ACCESS_CHAIN:
+    case SPV_IN_BOUNDS_ACCESS_CHAIN:
+    case SPV_PTR_ACCESS_CHAIN:
+        if (n >= 4)
+            spv_access(s, w, n);
+        break;
+    }
+}
+
+/* The private (Function-storage) arrays that some access indexes with a
+ * value known only at run time. Constant indices let the driver keep an
+ * array in registers; a run-time index sends it to scratch on most
+ * drivers (lavapipe: a scratch access costs about what a buffer access
+ * does, docs/kernels.md). Words are little-endian, as kc writes them. */
+static bool read_spirv(const uint8_t *p, size_t n, kc_binres *r, char *err, size_t errlen)
+{
+    if (n < 20 || n % 4 || le(p, 4) != 0x07230203)
+        return fail(err, errlen, "not a SPIR-V module (no magic number, or not whole words)");
+    size_t nwords = n / 4;
+    uint64_t bound = le(p + 12, 4);
+    /* every id is some instruction's result, and an instruction has at
+     * least two words: a bigger bound is a damaged header */
+    if (bound == 0 || bound > nwords)
+        return fail(err, errlen, "SPIR-V header: id bound past what the module could define");
+    uint32_t *words = malloc(nwords * sizeof(uint32_t));
+    spv_scan s = {.is = calloc(bound, 1), .root = calloc(bound, sizeof(uint32_t)), .bound = (uint32_t)bound};
+    if (!words || !s.is || !s.root)
+        abort();
+    for (size_t i = 0; i < nwords; i++)
+        words[i] = (uint32_t)le(p + 4 * i, 4);
+    bool ok = true;
+    for (size_t i = 5; i < nwords;) {
+        uint32_t count = words[i] >> 16;
+        if (count == 0 || count > nwords - i) {
+            ok = fail(err, errlen, "SPIR-V instruction runs past the module (damaged word count)");
+            break;
+        }
+        spv_instruction(&s, words + i, count);
+        i += count;
+    }
+    r->private_indexed = s.indexed;
+    free(words), free(s.is), free(s.root);
+    return ok;
+}
+
 bool kc_binres_read(const char *target, const void *data, size_t size, kc_binres *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     out->vgprs = out->sgprs = out->vgpr_spills = out->sgpr_spills = out->scratch_bytes = out->shared_bytes = -1;
+    out->private_indexed = -1;
     bool ok = true;
     if (!strncmp(target, "gfx", 3))
         ok = read_amdgpu(data, size, out, err, errlen);
     else if (!strncmp(target, "sm_", 3))
         ok = read_ptx(data, size, out, err, errlen);
+    else if (!strcmp(target, "spirv"))
+        ok = read_spirv(data, size, out, err, errlen);
     else
-        return true; /* SPIR-V, host: the driver's business */
+        return true; /* host objects: the compiler's business */
     out->known = ok;
     return ok;
 }

@@ -16,8 +16,14 @@
  *   ptxas allocates the real ones when the driver loads the module, so the
  *   register and spill counts are unknown (-1) here.
  *
- *   Other targets (SPIR-V, host objects): nothing is known; the driver
- *   compiles SPIR-V on the device.
+ *   SPIR-V: the driver allocates registers on the device, so only what
+ *   the module itself shows: the private (Function-storage) arrays that
+ *   some access indexes with a run-time value. A driver can keep an array
+ *   indexed by constants in registers; one indexed at run time most keep
+ *   in scratch memory (lavapipe does: docs/kernels.md). Not a spill: the
+ *   tuner measures these variants like any other.
+ *
+ *   Host objects: nothing is known.
  *
  * The reader takes any bytes: a damaged binary is an error, never a read
  * outside them (the fuzzer's rule for everything in a bundle).
@@ -34,6 +40,7 @@ typedef struct kc_binres {
     long vgpr_spills, sgpr_spills; /* registers spilled to scratch; -1 unknown */
     long scratch_bytes;            /* private memory per lane (AMDGPU) or thread (PTX) */
     long shared_bytes;             /* LDS / .shared per workgroup */
+    long private_indexed;          /* SPIR-V: private arrays indexed at run time; -1 unknown */
 } kc_binres;
 
 /* Reads the resources of a variant compiled for target ("gfx1100",

@@ -156,8 +156,9 @@ static int *by_target(kc_bundle *b, const kcrt_kernel_info *k)
 
 static json_t *count_json(long v) { return v >= 0 ? json_integer(v) : json_null(); }
 
-/* What the variant's binary says it costs the device (kc_binres.h): null
- * for SPIR-V, whose registers the driver decides. */
+/* What the variant's binary says it costs the device (kc_binres.h). For
+ * SPIR-V, whose registers the driver decides, only the private arrays it
+ * indexes at run time. */
 static json_t *resources_json(const char *target, const void *binary, size_t size)
 {
     kc_binres r;
@@ -166,6 +167,8 @@ static json_t *resources_json(const char *target, const void *binary, size_t siz
         return json_pack("{s:s}", "error", err);
     if (!r.known)
         return json_null();
+    if (r.private_indexed >= 0)
+        return json_pack("{s:I}", "private_arrays_indexed", (json_int_t)r.private_indexed);
     json_t *o = json_object();
     json_object_set_new(o, "vgprs", count_json(r.vgprs));
     json_object_set_new(o, "sgprs", count_json(r.sgprs));
@@ -325,8 +328,42 @@ static void text_target_resources(kc_buf *out, json_t *vs, size_t from, size_t t
     kc_buf_putc(out, '\n');
 }
 
-/* A resources line per target whose binaries say what they cost (AMDGPU,
- * PTX); none for SPIR-V. vs is sorted by target. */
+/* SPIR-V's line: the variants with private arrays indexed at run time,
+ * which most drivers keep in scratch memory (kc_binres.h). */
+static void text_spirv_resources(kc_buf *out, json_t *vs, size_t from, size_t to)
+{
+    size_t indexed = 0, errors = 0;
+    const char *first[3] = {0}, *error = NULL;
+    for (size_t i = from; i < to; i++) {
+        json_t *r = json_object_get(json_array_get(vs, i), "resources");
+        if (json_object_get(r, "error"))
+            errors++, error = str(r, "error");
+        else if (field(r, "private_arrays_indexed") > 0 && indexed++ < 3)
+            first[indexed - 1] = str(json_array_get(vs, i), "variant");
+    }
+    size_t n = to - from;
+    kc_buf_puts(out, "  resources  spirv");
+    if (n > 1)
+        kc_buf_printf(out, " (%zu variants)", n);
+    if (!indexed)
+        kc_buf_puts(out, ": no private arrays indexed at run time");
+    else {
+        kc_buf_printf(out, ": %zu with private arrays indexed at run time (scratch memory on most drivers, lavapipe's "
+                           "included):",
+                      indexed);
+        for (size_t i = 0; i < indexed && i < 3; i++)
+            kc_buf_printf(out, "%s %s", i ? "," : "", *first[i] ? first[i] : "default");
+        if (indexed > 3)
+            kc_buf_puts(out, ", …");
+    }
+    if (errors)
+        kc_buf_printf(out, "; %zu unreadable (%s)", errors, error);
+    kc_buf_putc(out, '\n');
+}
+
+/* A resources line per target whose binaries say what they cost: AMDGPU
+ * and PTX their registers, spills and memory, SPIR-V its run-time-indexed
+ * private arrays. vs is sorted by target. */
 static void text_resources(kc_buf *out, json_t *vs)
 {
     size_t n = json_array_size(vs);
@@ -334,7 +371,9 @@ static void text_resources(kc_buf *out, json_t *vs)
         const char *t = str(json_array_get(vs, from), "target");
         for (to = from + 1; to < n && !strcmp(str(json_array_get(vs, to), "target"), t); to++)
             ;
-        if (!json_is_null(json_object_get(json_array_get(vs, from), "resources")))
+        if (!strcmp(t, "spirv"))
+            text_spirv_resources(out, vs, from, to);
+        else if (!json_is_null(json_object_get(json_array_get(vs, from), "resources")))
             text_target_resources(out, vs, from, to);
     }
 }

@@ -310,9 +310,88 @@ static void binres_ptx_and_spirv(void **state)
     assert_int_equal(-1, r.vgprs); /* ptxas decides */
     assert_true(kc_binres_spills(&r));
     assert_false(kc_binres_read("sm_90", "\x7f" "ELF", 4, &r, err, sizeof(err)));
-    assert_true(kc_binres_read("spirv", "\x03\x02\x23\x07", 4, &r, err, sizeof(err)));
+    assert_false(kc_binres_read("spirv", "\x03\x02\x23\x07", 4, &r, err, sizeof(err))); /* a header cut short */
+    assert_true(kc_binres_read("host", "", 0, &r, err, sizeof(err)));
     assert_false(r.known);
+}
+
+/* A SPIR-V module of words: a header of bound ids, then instructions
+ * (opcode, operands...), each a count in words and the words. */
+enum { SPV_MAX = 128 };
+typedef struct spv {
+    uint32_t w[SPV_MAX];
+    int n;
+} spv;
+
+static void spv_op(spv *m, uint32_t op, int nops, const uint32_t *ops)
+{
+    m->w[m->n++] = (uint32_t)(nops + 1) << 16 | op;
+    for (int i = 0; i < nops; i++)
+        m->w[m->n++] = ops[i];
+}
+
+#define SPV_OP(m, op, ...) spv_op(m, op, (int)(sizeof((uint32_t[]){__VA_ARGS__}) / 4), (uint32_t[]){__VA_ARGS__})
+
+/* float a[4] (Function storage) indexed by constant 1 and, when dynamic,
+ * by id 20 (no constant: a value of the program); a second array b only
+ * by constants, through a chain of two access chains. */
+static spv spv_module(bool dynamic)
+{
+    spv m = {.w = {0x07230203, 0x00010300, 0, 32, 0}, .n = 5};
+    SPV_OP(&m, 22, 1, 32);         /* %1 = OpTypeFloat 32 */
+    SPV_OP(&m, 21, 2, 32, 0);      /* %2 = OpTypeInt 32 0 */
+    SPV_OP(&m, 43, 2, 3, 4);       /* %3 = OpConstant %2 4 */
+    SPV_OP(&m, 43, 2, 4, 1);       /* %4 = OpConstant %2 1 */
+    SPV_OP(&m, 28, 5, 1, 3);       /* %5 = OpTypeArray %1 %3 */
+    SPV_OP(&m, 28, 6, 5, 3);       /* %6 = OpTypeArray %5 %3 */
+    SPV_OP(&m, 32, 7, 7, 5);       /* %7 = OpTypePointer Function %5 */
+    SPV_OP(&m, 32, 8, 7, 6);       /* %8 = OpTypePointer Function %6 */
+    SPV_OP(&m, 32, 9, 7, 1);       /* %9 = OpTypePointer Function %1 */
+    SPV_OP(&m, 59, 7, 10, 7);      /* %10 = OpVariable %7 Function: a */
+    SPV_OP(&m, 59, 8, 11, 7);      /* %11 = OpVariable %8 Function: b */
+    SPV_OP(&m, 65, 9, 12, 10, 4);  /* a[1] */
+    SPV_OP(&m, 65, 7, 13, 11, 4);  /* b[1] */
+    SPV_OP(&m, 65, 9, 14, 13, 4);  /* b[1][1] */
+    if (dynamic) {
+        SPV_OP(&m, 65, 9, 15, 10, 20); /* a[%20] */
+        SPV_OP(&m, 65, 9, 16, 10, 20); /* again: one array, counted once */
+    }
+    return m;
+}
+
+static void binres_spirv_private_arrays(void **state)
+{
+    (void)state;
+    kc_binres r;
+    char err[160];
+    spv m = spv_module(false);
+    assert_true(kc_binres_read("spirv", m.w, (size_t)m.n * 4, &r, err, sizeof(err)));
+    assert_true(r.known);
+    assert_int_equal(0, r.private_indexed);
+    assert_false(kc_binres_spills(&r)); /* not a spill: the tuner measures it */
+    m = spv_module(true);
+    assert_true(kc_binres_read("spirv", m.w, (size_t)m.n * 4, &r, err, sizeof(err)));
+    assert_int_equal(1, r.private_indexed);
     assert_false(kc_binres_spills(&r));
+    /* b[%20][1] through the chain counts b */
+    SPV_OP(&m, 65, 9, 17, 11, 20, 4);
+    assert_true(kc_binres_read("spirv", m.w, (size_t)m.n * 4, &r, err, sizeof(err)));
+    assert_int_equal(2, r.private_indexed);
+
+    /* damaged: an error, never a read past the words */
+    spv bad = m;
+    bad.w[3] = 1000; /* more ids than the module could define */
+    assert_false(kc_binres_read("spirv", bad.w, (size_t)bad.n * 4, &r, err, sizeof(err)));
+    ASSERT_CONTAINS(err, "id bound");
+    bad = m;
+    bad.w[5] = 0x00ff0016; /* the first instruction runs past the end */
+    assert_false(kc_binres_read("spirv", bad.w, (size_t)bad.n * 4, &r, err, sizeof(err)));
+    ASSERT_CONTAINS(err, "runs past");
+    bad.w[5] = 0x00000016; /* a count of 0 */
+    assert_false(kc_binres_read("spirv", bad.w, (size_t)bad.n * 4, &r, err, sizeof(err)));
+    assert_false(kc_binres_read("spirv", m.w, (size_t)m.n * 4 - 2, &r, err, sizeof(err))); /* not whole words */
+    for (int n = 0; n < m.n * 4; n += 4) /* every cut: a whole module or an error */
+        (void)kc_binres_read("spirv", m.w, (size_t)n, &r, err, sizeof(err));
 }
 
 int main(void)
@@ -327,6 +406,7 @@ int main(void)
         cmocka_unit_test(binres_amdgpu_note),
         cmocka_unit_test(binres_damaged),
         cmocka_unit_test(binres_ptx_and_spirv),
+        cmocka_unit_test(binres_spirv_private_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
