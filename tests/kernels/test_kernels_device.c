@@ -662,12 +662,18 @@ static void test_stft(void **state)
     kd_begin();
     /* every radix (4 2 3 5 7 and their mixes), sizes 1 and 2, a signal
      * shorter than a frame (reflected many times), every padding and
-     * output form, batch > 1, the largest transform */
+     * output form, batch > 1, the largest transform (D = 1 with P = 32
+     * leaves it to the Stockham design, P = 64 takes it) */
     static const stft_shape shapes[] = {
         {1, 9, 1, 1, 1, 1, 2, 0},      {1, 5, 2, 1, 1, 1, 1, 2},      {2, 97, 12, 5, 0, 1, 2, 0},
         {1, 300, 105, 31, 2, 1, 1, 1}, {1, 50, 16, 4, 1, 1, 1, 2},    {3, 401, 400, 160, 1, 0, 2, 0},
         {1, 1000, 49, 17, 1, 1, 1, 1}, {2, 3000, 1024, 256, 1, 1, 1, 2}, {1, 5000, 2048, 1001, 0, 1, 2, 0},
         {1, 7, 60, 3, 1, 1, 2, 0},
+        /* D = 1's register FFTs: every N1 x N2 split from 2 x 2 to 32 x 64,
+         * frames inside the signal and past both ends */
+        {1, 12, 4, 1, 2, 1, 2, 0},     {1, 200, 8, 3, 1, 1, 2, 0},    {1, 100, 32, 7, 1, 1, 2, 0},
+        {1, 40, 64, 5, 0, 1, 1, 2},    {2, 900, 128, 50, 1, 1, 1, 1}, {1, 3000, 256, 100, 2, 0, 1, 1},
+        {2, 2000, 512, 128, 1, 1, 2, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         stft_case(&r, shapes[i], v, nv);
