@@ -18,6 +18,12 @@
 
 #define SMALL_TRIPS 16
 #define SMALL_BODY 64
+/* A loop the compiler made also unrolls when all its copies come to at
+ * most this many statements: zero-filling `float2 v[64] = {0}` is 64
+ * stores, and left a loop it indexes v at run time, which puts every
+ * such array in scratch memory on lavapipe and AMD (kc info says so;
+ * stft's register FFT ran 5x slower for it). */
+#define SMALL_TOTAL 1024
 
 typedef struct unroller {
     kc_ir_module *m;
@@ -234,7 +240,7 @@ static void unroll_stmt(unroller *U, kc_ir_block *out, kc_ir_stmt *s)
         trip t;
         if (count_trips(U, s, &t)) {
             long size = kc_ir_count_stmts(&s->body) + 2;
-            bool small = t.n <= SMALL_TRIPS && size <= SMALL_BODY;
+            bool small = (t.n <= SMALL_TRIPS && size <= SMALL_BODY) || (long)t.n * size <= SMALL_TOTAL;
             if (s->unroll && size * t.n > KC_IR_MAX_STMTS) {
                 fail(U, s, kc_arena_printf(U->m->arena, "%d copies of its body would exceed %d statements", t.n,
                                            KC_IR_MAX_STMTS));
