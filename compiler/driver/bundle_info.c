@@ -272,6 +272,27 @@ static void bytes_text(kc_buf *out, long n)
         kc_buf_printf(out, "%ld B", n);
 }
 
+/* "  resources  TARGET (N variants)", the start of a resources line. */
+static void resources_head(kc_buf *out, const char *target, size_t n)
+{
+    kc_buf_printf(out, "  resources  %s", target);
+    if (n > 1)
+        kc_buf_printf(out, " (%zu variants)", n);
+}
+
+/* The end of a resources line: the first three of the `count` variants it
+ * counted (first[], "" for the default), then the unreadable ones. */
+static void resources_tail(kc_buf *out, const char *const first[3], size_t count, size_t errors, const char *error)
+{
+    for (size_t i = 0; i < count && i < 3; i++)
+        kc_buf_printf(out, "%s %s", i ? "," : "", *first[i] ? first[i] : "default");
+    if (count > 3)
+        kc_buf_puts(out, ", …");
+    if (errors)
+        kc_buf_printf(out, "; %zu unreadable (%s)", errors, error);
+    kc_buf_putc(out, '\n');
+}
+
 /* One target's variants [from, to) of vs: their registers (a range), LDS
  * and scratch (the most), and which spill. */
 static void text_target_resources(kc_buf *out, json_t *vs, size_t from, size_t to)
@@ -296,9 +317,7 @@ static void text_target_resources(kc_buf *out, json_t *vs, size_t from, size_t t
             first_spilling[spilling - 1] = str(json_array_get(vs, i), "variant");
     }
     size_t n = to - from;
-    kc_buf_printf(out, "  resources  %s", str(json_array_get(vs, from), "target"));
-    if (n > 1)
-        kc_buf_printf(out, " (%zu variants)", n);
+    resources_head(out, str(json_array_get(vs, from), "target"), n);
     kc_buf_puts(out, ":");
     if (lo >= 0 && lo == hi)
         kc_buf_printf(out, " %ld VGPRs,", lo);
@@ -318,14 +337,8 @@ static void text_target_resources(kc_buf *out, json_t *vs, size_t from, size_t t
                           vspill, sspill);
         bytes_text(out, scratch);
         kc_buf_puts(out, lo < 0 ? " a thread):" : " scratch a lane):");
-        for (size_t i = 0; i < spilling && i < 3; i++)
-            kc_buf_printf(out, "%s %s", i ? "," : "", *first_spilling[i] ? first_spilling[i] : "default");
-        if (spilling > 3)
-            kc_buf_puts(out, ", …");
     }
-    if (errors)
-        kc_buf_printf(out, "; %zu unreadable (%s)", errors, error);
-    kc_buf_putc(out, '\n');
+    resources_tail(out, first_spilling, spilling, errors, error);
 }
 
 /* SPIR-V's line: the variants with private arrays indexed at run time,
@@ -341,24 +354,14 @@ static void text_spirv_resources(kc_buf *out, json_t *vs, size_t from, size_t to
         else if (field(r, "private_arrays_indexed") > 0 && indexed++ < 3)
             first[indexed - 1] = str(json_array_get(vs, i), "variant");
     }
-    size_t n = to - from;
-    kc_buf_puts(out, "  resources  spirv");
-    if (n > 1)
-        kc_buf_printf(out, " (%zu variants)", n);
+    resources_head(out, "spirv", to - from);
     if (!indexed)
         kc_buf_puts(out, ": no private arrays indexed at run time");
-    else {
+    else
         kc_buf_printf(out, ": %zu with private arrays indexed at run time (scratch memory on most drivers, lavapipe's "
                            "included):",
                       indexed);
-        for (size_t i = 0; i < indexed && i < 3; i++)
-            kc_buf_printf(out, "%s %s", i ? "," : "", *first[i] ? first[i] : "default");
-        if (indexed > 3)
-            kc_buf_puts(out, ", …");
-    }
-    if (errors)
-        kc_buf_printf(out, "; %zu unreadable (%s)", errors, error);
-    kc_buf_putc(out, '\n');
+    resources_tail(out, first, indexed, errors, error);
 }
 
 /* A resources line per target whose binaries say what they cost: AMDGPU
