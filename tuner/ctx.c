@@ -40,6 +40,13 @@ struct kc_tune_ctx {
     int enumerated;
     uint32_t *valid;
     long nvalid, cursor;
+    /* The coarse lattice (kc_tune_set_coarse): coarse_values[d] marks the
+     * value indices of dimension d in it, NULL for a dimension it leaves
+     * whole; coarse_state: 0 not built yet, 1 built, -1 the space has none.
+     * While coarse is on, neighbours and random points stay in it. */
+    bool **coarse_values;
+    int coarse_state;
+    bool coarse;
 };
 
 /* ---- PRNG: xoshiro256** (Blackman & Vigna), seeded with splitmix64 ---- */
@@ -384,6 +391,59 @@ bool kc_tune_valid_point(kc_tune_ctx *c, long i, int *point)
     return true;
 }
 
+/* ---- the coarse lattice ---------------------------------------------- */
+
+/* A size a GPU likes: zero (a tunable's "off" or "automatic") or a power
+ * of two. */
+static bool round_value(int64_t v)
+{
+    return v == 0 || (v > 0 && (v & (v - 1)) == 0);
+}
+
+/* Marks, for each integer dimension of more than two values that holds at
+ * least two round values and at least one other, its round values. */
+static void build_coarse(kc_tune_ctx *c)
+{
+    const kc_tune_space *s = c->space;
+    c->coarse_state = -1;
+    c->coarse_values = kc_arena_alloc(&c->arena, sizeof(bool *) * (size_t)s->ndims);
+    for (int d = 0; d < s->ndims; d++) {
+        if (!s->values || !s->values[d] || s->nvalues[d] <= 2)
+            continue;
+        int round = 0;
+        for (int v = 0; v < s->nvalues[d]; v++)
+            round += round_value(s->values[d][v]);
+        if (round < 2 || round == s->nvalues[d])
+            continue;
+        c->coarse_values[d] = kc_arena_alloc(&c->arena, sizeof(bool) * (size_t)s->nvalues[d]);
+        for (int v = 0; v < s->nvalues[d]; v++)
+            c->coarse_values[d][v] = round_value(s->values[d][v]);
+        c->coarse_state = 1;
+    }
+}
+
+bool kc_tune_set_coarse(kc_tune_ctx *c, bool on)
+{
+    if (!c->coarse_state)
+        build_coarse(c);
+    c->coarse = on && c->coarse_state > 0;
+    return c->coarse;
+}
+
+/* Whether value v of dimension d is in the lattice being searched. */
+static bool in_lattice(const kc_tune_ctx *c, int d, int v)
+{
+    return !c->coarse || !c->coarse_values[d] || c->coarse_values[d][v];
+}
+
+static bool on_lattice(const kc_tune_ctx *c, const int *point)
+{
+    for (int d = 0; d < c->space->ndims; d++)
+        if (!in_lattice(c, d, point[d]))
+            return false;
+    return true;
+}
+
 /* One step of a Fisher-Yates shuffle per draw, so drawing k points costs
  * O(k) and no point comes twice. */
 static bool draw_listed(kc_tune_ctx *c, int *point)
@@ -404,8 +464,25 @@ static bool draw_rejecting(kc_tune_ctx *c, int *point)
 {
     for (long k = 0; k < KC_TUNE_SAMPLE_TRIES && !kc_tune_done(c); k++) {
         for (int d = 0; d < c->space->ndims; d++)
-            point[d] = kc_tune_rand_below(c, c->space->nvalues[d]);
+            do
+                point[d] = kc_tune_rand_below(c, c->space->nvalues[d]);
+            while (!in_lattice(c, d, point[d]));
         if (kc_tune_valid(c, point) && !kc_tune_measured(c, point))
+            return true;
+    }
+    return false;
+}
+
+/* A random unmeasured point of the coarse lattice, drawn from the valid
+ * ones not yet shuffled out without consuming them (the full lattice's
+ * sampling without replacement must still reach every point later); false
+ * when KC_TUNE_SAMPLE_TRIES draws find none. */
+static bool draw_coarse(kc_tune_ctx *c, int *point)
+{
+    for (long k = 0; k < KC_TUNE_SAMPLE_TRIES && c->cursor < c->nvalid; k++) {
+        long j = c->cursor + (long)(kc_tune_rand(c) % (uint64_t)(c->nvalid - c->cursor));
+        decode(c->space, c->valid[j], point);
+        if (on_lattice(c, point) && !kc_tune_measured(c, point))
             return true;
     }
     return false;
@@ -413,7 +490,14 @@ static bool draw_rejecting(kc_tune_ctx *c, int *point)
 
 bool kc_tune_random_point(kc_tune_ctx *c, int *point)
 {
-    return enumerate(c) ? draw_listed(c, point) : draw_rejecting(c, point);
+    bool listed = enumerate(c);
+    if (c->coarse && (listed ? draw_coarse(c, point) : draw_rejecting(c, point)))
+        return true;
+    bool coarse = c->coarse; /* none left there: any point will do */
+    c->coarse = false;
+    bool found = listed ? draw_listed(c, point) : draw_rejecting(c, point);
+    c->coarse = coarse;
+    return found;
 }
 
 bool kc_tune_start_point(kc_tune_ctx *c, int *point)
@@ -456,7 +540,7 @@ int kc_tune_neighbours(kc_tune_ctx *c, const int *point, int *out)
     int nd = c->space->ndims, n = 0;
     for (int d = 0; d < nd; d++)
         for (int v = 0; v < c->space->nvalues[d]; v++) {
-            if (v == point[d])
+            if (v == point[d] || !in_lattice(c, d, v))
                 continue;
             int *q = out + n * nd;
             memcpy(q, point, sizeof(int) * (size_t)nd);
@@ -473,18 +557,25 @@ int kc_tune_max_pair_neighbours(const kc_tune_ctx *c)
     return 2 * nd * (nd - 1); /* 4 per pair of dimensions at most */
 }
 
-/* The values adjacent to v among n: at most two, written to adj. */
-static int adjacent(int v, int n, int adj[2])
+/* The values of dimension d adjacent to v in the lattice searched (the
+ * nearest one below and above): at most two, written to adj. */
+static int adjacent(const kc_tune_ctx *c, int d, int v, int adj[2])
 {
-    int k = 0;
-    if (n == 2)
+    int n = c->space->nvalues[d], k = 0;
+    if (n == 2) {
         adj[k++] = 1 - v;
-    else if (n > 2) {
-        if (v > 0)
-            adj[k++] = v - 1;
-        if (v + 1 < n)
-            adj[k++] = v + 1;
+        return k;
     }
+    for (int u = v - 1; u >= 0; u--)
+        if (in_lattice(c, d, u)) {
+            adj[k++] = u;
+            break;
+        }
+    for (int u = v + 1; u < n; u++)
+        if (in_lattice(c, d, u)) {
+            adj[k++] = u;
+            break;
+        }
     return k;
 }
 
@@ -492,9 +583,9 @@ int kc_tune_pair_neighbours(kc_tune_ctx *c, const int *point, int *out)
 {
     int nd = c->space->ndims, n = 0;
     for (int d = 0; d < nd; d++) {
-        int ad[2], nad = adjacent(point[d], c->space->nvalues[d], ad);
+        int ad[2], nad = adjacent(c, d, point[d], ad);
         for (int e = d + 1; e < nd; e++) {
-            int ae[2], nae = adjacent(point[e], c->space->nvalues[e], ae);
+            int ae[2], nae = adjacent(c, e, point[e], ae);
             for (int i = 0; i < nad; i++)
                 for (int j = 0; j < nae; j++) {
                     int *q = out + n * nd;

@@ -23,6 +23,22 @@
  *      descend from a fresh random unmeasured point, so that a run is
  *      not stuck in one region for good.
  *
+ * Round values first. Where a tunable mixes round values (0 and powers of
+ * two) with others (block sizes 16, 32, 48, ... 256; tiles 1 to 4), the
+ * search starts on the coarse lattice of the round ones (kc_tune_set_coarse)
+ * and leaves it, descending from its best point through every value, at
+ * its first restart or after COARSE_SHARE of the budget, whichever comes
+ * first. Why: a GPU's warps, wavefronts, memory transactions and banks
+ * come in powers of two, so a size between two of them rarely beats both,
+ * and a space that lists every multiple of 16 spends most of its points
+ * between them. The coarse lattice of the convolution spaces is a fifth
+ * of the space, so a 2% budget covers a tenth of it; the values between
+ * are then one step from the best round point, where a descent finds
+ * them when they win (dedispersion's optimum has block_size_y 96 and
+ * tile 6). It is a prior, so it gets a minority of the budget: on spaces
+ * whose round values are relabelled at random the coarse phase costs up
+ * to 0.1 of the optimum at 2% and little at 10% (docs/tuning.md).
+ *
  * Points already measured cost nothing (the ctx remembers them), so the
  * descents that retrace known ground are free. Failed measurements count
  * as infinitely slow: a descent from one moves to any neighbour that
@@ -52,6 +68,7 @@
 #include <string.h>
 
 enum { PATIENCE = 5, KICK_MIN = 2, KICK_MAX = 3 };
+#define COARSE_SHARE 0.25 /* of the budget, at most, on the coarse lattice */
 
 typedef struct ils {
     kc_tune_ctx *ctx;
@@ -110,6 +127,18 @@ static void kick(ils *s, int *p)
     }
 }
 
+/* Leaves the coarse lattice: descends from the best point in the whole
+ * space, where the values between the round ones are now neighbours. */
+static double refine(ils *s, int *p, int *best, double tbest)
+{
+    kc_tune_set_coarse(s->ctx, false);
+    copy(s, p, best);
+    double t = descend(s, p, tbest);
+    if (t < tbest)
+        copy(s, best, p);
+    return t < tbest ? t : tbest;
+}
+
 void kc_tune_ils(kc_tune_ctx *ctx)
 {
     ils s = {ctx, kc_tune_space_of(ctx)->ndims, NULL, NULL, kc_tune_max_neighbours(ctx)};
@@ -118,10 +147,16 @@ void kc_tune_ils(kc_tune_ctx *ctx)
     int *p = kc_tune_alloc_points(ctx, 1), *best = kc_tune_alloc_points(ctx, 1);
     if (!kc_tune_start_point(ctx, p))
         return;
+    bool coarse = kc_tune_set_coarse(ctx, true);
     double tbest = descend(&s, p, kc_tune_eval(ctx, p));
     copy(&s, best, p);
     int fails = 0;
     while (!kc_tune_done(ctx)) {
+        if (coarse && (fails >= PATIENCE || kc_tune_progress(ctx) >= COARSE_SHARE)) {
+            tbest = refine(&s, p, best, tbest);
+            coarse = false, fails = 0;
+            continue;
+        }
         if (fails < PATIENCE) {
             copy(&s, p, best);
             kick(&s, p);

@@ -169,6 +169,14 @@ int kc_tune_max_neighbours(const kc_tune_ctx *ctx);
  * kc_tune_max_pair_neighbours points). Returns how many. */
 int kc_tune_pair_neighbours(kc_tune_ctx *ctx, const int *point, int *out);
 int kc_tune_max_pair_neighbours(const kc_tune_ctx *ctx);
+/* The coarse lattice: in a dimension of integer values that mixes round
+ * ones (0 and powers of two, at least two of them) with others (48, 3),
+ * only the round ones. While it is on, kc_tune_neighbours,
+ * kc_tune_pair_neighbours (adjacent = the nearest round value) and
+ * kc_tune_random_point stay in it; kc_tune_eval still measures any point.
+ * Returns whether it is on: false when turned off or when the space has
+ * no such dimension. Off when a search starts. */
+bool kc_tune_set_coarse(kc_tune_ctx *ctx, bool on);
 
 /* Zeroed memory that lives as long as the ctx (a strategy's points). */
 void *kc_tune_alloc(kc_tune_ctx *ctx, size_t bytes);

@@ -17,7 +17,7 @@ const kc_tune_strategy kc_tune_strategies[] = {
     {"default", "exhaustive when every valid point fits the budget, else ils", NULL},
     {"exhaustive", "every valid point, in order", kc_tune_exhaustive},
     {"random", "uniformly random valid points, without replacement", kc_tune_random},
-    {"ils", "greedy iterated local search: descents by single and pair moves, kicks, restarts", kc_tune_ils},
+    {"ils", "iterated local search: round values first, single and pair moves, kicks, restarts", kc_tune_ils},
     {"forest", "ils guided by a random-forest model: neighbours by expected improvement", kc_tune_forest},
     {"anneal", "simulated annealing over Hamming-1 moves", kc_tune_anneal},
     {"genetic", "genetic algorithm: tournaments, uniform crossover, mutation", kc_tune_genetic},

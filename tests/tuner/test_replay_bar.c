@@ -1,8 +1,9 @@
 /*
- * test_replay_bar.c — the acceptance bar on recorded GPU spaces: with a
- * budget of a tenth of each space and 20 runs (seeds 1..20), the default
- * strategy reaches on average at least 0.95 of the optimum on every file,
- * and more than random search does with the same budget.
+ * test_replay_bar.c — the acceptance bars on recorded GPU spaces (issue
+ * 14): over 20 runs (seeds 1..20), the default strategy reaches on average
+ * at least 0.95 of the optimum with a budget of 2% of each space, at least
+ * 0.98 with 5% and 0.99 with 10%, on every file, and more than random
+ * search does with the same budget.
  *
  * The files are copied into tests/tuner/data/replay (MIT, see the README
  * there); /work/shared/replay is the fallback. Without either the test
@@ -31,7 +32,11 @@ static double mean_fraction(kc_tune_replay *r, const char *strategy, long budget
     return st.mean_fraction;
 }
 
-static void default_reaches_095_and_beats_random(void **state)
+static const struct bar {
+    double fraction, least;
+} bars[] = {{0.02, 0.95}, {0.05, 0.98}, {0.1, 0.99}};
+
+static void default_reaches_the_bars_and_beats_random(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -42,14 +47,17 @@ static void default_reaches_095_and_beats_random(void **state)
             fail_msg("%s", err);
         kc_tune_replay_info in;
         kc_tune_replay_get_info(r, &in);
-        long budget = (long)ceil(0.1 * (double)in.size - 1e-9);
-        const char *resolved;
-        double def = mean_fraction(r, "default", budget, &resolved);
-        double rnd = mean_fraction(r, "random", budget, NULL);
-        print_message("%-28s budget %5ld  default (%s) %.4f  random %.4f\n", files[i], budget, resolved, def,
-                      rnd);
-        if (def < 0.95 || def <= rnd)
-            fail_msg("%s: default %.4f, random %.4f", files[i], def, rnd);
+        for (size_t b = 0; b < sizeof(bars) / sizeof(bars[0]); b++) {
+            long budget = (long)ceil(bars[b].fraction * (double)in.size - 1e-9);
+            const char *resolved;
+            double def = mean_fraction(r, "default", budget, &resolved);
+            double rnd = mean_fraction(r, "random", budget, NULL);
+            print_message("%-28s budget %5ld  default (%s) %.4f  random %.4f\n", files[i], budget, resolved,
+                          def, rnd);
+            if (def < bars[b].least || def <= rnd)
+                fail_msg("%s at %g of the space: default %.4f (bar %.2f), random %.4f", files[i],
+                         bars[b].fraction, def, bars[b].least, rnd);
+        }
         kc_tune_replay_free(r);
     }
 }
@@ -68,7 +76,7 @@ int main(void)
         return KC_TEST_SKIP;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(default_reaches_095_and_beats_random),
+        cmocka_unit_test(default_reaches_the_bars_and_beats_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,6 +308,90 @@ static void pair_moves_are_two_adjacent_steps(void **state)
     free(s);
 }
 
+/* The coarse lattice keeps a dimension's round values (0 and powers of
+ * two) only where it mixes them with others; neighbours, pair moves (to
+ * the nearest round value) and random points stay in it while it is on,
+ * and everything is reachable again when it is off. */
+static void the_coarse_lattice_keeps_round_values(void **state)
+{
+    (void)state;
+    synth *s = synth_new(3, (int[]){6, 3, 2});
+    static const int64_t a[] = {16, 32, 48, 64, 96, 128}; /* 48 and 96 left out */
+    static const int64_t b[] = {1, 2, 4};                 /* all round: whole */
+    static const int64_t c2[] = {0, 3};                   /* two values: whole */
+    const int64_t *values[] = {a, b, c2};
+    s->space.values = values;
+    for (long i = 0; i < s->product; i++)
+        s->time[i] = 1.0 + (double)i;
+    kc_tune_ctx *c = kc_tune_new(&s->space, synth_measure, s, NULL, NULL, 0);
+    int out[64 * 3];
+    assert_true(kc_tune_set_coarse(c, true));
+    int n = kc_tune_neighbours(c, (int[]){1, 0, 0}, out);
+    assert_int_equal(3 + 2 + 1, n); /* a: 16, 64, 128; b: 2, 4; c: 3 */
+    for (int k = 0; k < n; k++)
+        assert_true(out[3 * k] != 2 && out[3 * k] != 4);
+    /* From 64 the adjacent round values are 32 and 128, skipping 48, 96. */
+    n = kc_tune_pair_neighbours(c, (int[]){3, 1, 0}, out);
+    assert_int_equal(2 * 2 + 2 * 1 + 2 * 1, n);
+    for (int k = 0; k < n; k++)
+        assert_true(out[3 * k] == 1 || out[3 * k] == 3 || out[3 * k] == 5);
+    for (int k = 0; k < 16; k++) {
+        int p[3];
+        assert_true(kc_tune_random_point(c, p));
+        assert_true(p[0] != 2 && p[0] != 4);
+        kc_tune_eval(c, p);
+    }
+    /* 4 x 3 x 2 = 24 round points, 16 measured: the 9th draw on leaves
+     * the lattice rather than fail. */
+    for (int k = 0; k < 12; k++) {
+        int p[3];
+        assert_true(kc_tune_random_point(c, p));
+        kc_tune_eval(c, p);
+    }
+    assert_false(kc_tune_set_coarse(c, false));
+    n = kc_tune_neighbours(c, (int[]){1, 0, 0}, out);
+    assert_int_equal(5 + 2 + 1, n);
+    kc_tune_free(c);
+
+    static const int64_t a2[] = {0, 1, 2, 4, 8, 16}; /* 0 counts as round */
+    const int64_t *round_values[] = {a2, b, c2};     /* nothing to coarsen */
+    s->space.values = round_values;
+    c = kc_tune_new(&s->space, synth_measure, s, NULL, NULL, 0);
+    assert_false(kc_tune_set_coarse(c, true));
+    kc_tune_free(c);
+    free(s);
+}
+
+/* ils measures the round values first and the others after: in a space
+ * whose fastest point is at a value between two round ones, it reaches
+ * it from the best round point, within a budget that a search of the
+ * round values alone leaves room for. Round: indices 0, 1, 3, 5, 7. */
+static void ils_refines_between_round_values(void **state)
+{
+    (void)state;
+    synth *s = synth_new(2, (int[]){8, 8});
+    static const int64_t v[] = {16, 32, 48, 64, 96, 128, 192, 256};
+    const int64_t *values[] = {v, v};
+    s->space.values = values;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            s->time[linear(s, (int[]){i, j})] = 10.0 + abs(i - 4) + abs(j - 4);
+    s->time[linear(s, (int[]){4, 4})] = 1.0; /* 96 x 96 */
+    int start[2] = {0, 0};
+    s->space.start = start;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        kc_tune_ctx *c = run(s, "ils", 40, seed);
+        double t;
+        kc_tune_best(c, &t);
+        assert_true(t == 1.0);
+        for (int k = 0; k < 4; k++) /* the first steps stay on round values */
+            for (int d = 0; d < 2; d++)
+                assert_true(s->log[k][d] % 2 == 1 || s->log[k][d] == 0);
+        kc_tune_free(c);
+    }
+    free(s);
+}
+
 /* ils leaves a point that no single change improves when two changes
  * together do: from (2, 2), every neighbour at Hamming distance 1 is
  * slower, and only (3, 3) is faster. The budget is the start, its 8
@@ -581,7 +665,9 @@ int main(void)
         cmocka_unit_test(random_points_come_without_replacement),
         cmocka_unit_test(pset_grows_and_finds),
         cmocka_unit_test(pair_moves_are_two_adjacent_steps),
+        cmocka_unit_test(the_coarse_lattice_keeps_round_values),
         cmocka_unit_test(ils_leaves_a_local_optimum_by_a_pair_move),
+        cmocka_unit_test(ils_refines_between_round_values),
         cmocka_unit_test(every_strategy_is_reproducible_and_measures_only_valid_points),
         cmocka_unit_test(exhaustive_finds_the_true_optimum),
         cmocka_unit_test(every_strategy_stops_when_the_space_is_measured),
