@@ -13,7 +13,9 @@ jobs=$(nproc)
 
 bash scripts/setup.sh
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step says when it starts (seconds since this script began), so that
+# a CI log shows where the time went: CI stops the whole run at 90 minutes.
+step() { printf '\n== [%ds] %s\n' "$SECONDS" "$*"; }
 
 step "build (RelWithDebInfo, warnings as errors)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_WERROR=ON >/dev/null

@@ -250,12 +250,33 @@ static kcrt_kernel *kd_variant(const char *name, const char *tunables)
     return k;
 }
 
+/* KC_TEST_VARIANTS=N: each case runs in at most N of its list's variants,
+ * spread evenly over the list from its first (the default, where the list
+ * is a sample). The sanitizer build sets it (tests/kernels/CMakeLists.txt):
+ * there lavapipe's LLVM compiling each variant's pipeline under ASan's
+ * allocator was nearly all of the suite's time, and what the sanitizers
+ * watch (the runtime, this program) does not change with the variant. The
+ * default suite runs every variant of each list. */
+static int kd_limit;
+
+static int kd_count(int nv)
+{
+    return kd_limit > 0 && kd_limit < nv ? kd_limit : nv;
+}
+
+/* The k-th of the kd_count(nv) variants run from a list of nv. */
+static int kd_pick(int k, int nv)
+{
+    return kd_count(nv) == nv ? k : (int)((long)k * nv / kd_count(nv));
+}
+
 /* Runs the case in each of the variants, each launch on a freshly
  * poisoned output, and checks every result. */
 static void kd_run(const kd_case *c, const char *const *variants, int nv)
 {
     kd_margin m = {0, 0};
-    for (int v = 0; v < nv; v++) {
+    for (int k = 0; k < kd_count(nv); k++) {
+        int v = kd_pick(k, nv);
         rt_poison(c->out, RT_NAN);
         if (c->inout)
             ASSERT_OK(kcrt_buffer_write(c->out, 0, c->inout, sizeof(float) * c->n));
@@ -396,9 +417,12 @@ static void kd_begin(void)
 
 static void kd_report(const char *what, int nv, double tol)
 {
-    print_message("    %s: %d variant(s) x %d case(s): largest error %.2f of its bound, relative L2 %.2g "
+    char of[48] = "";
+    if (kd_count(nv) < nv)
+        snprintf(of, sizeof of, " of %d (KC_TEST_VARIANTS)", nv);
+    print_message("    %s: %d variant(s)%s x %d case(s): largest error %.2f of its bound, relative L2 %.2g "
                   "(tolerance %.0e)\n",
-                  what, nv, kd_ncases, kd_worst.ratio, kd_worst.l2, tol);
+                  what, kd_count(nv), of, kd_ncases, kd_worst.ratio, kd_worst.l2, tol);
 }
 
 /* ---- saxpy ----------------------------------------------------------------------------------- */
@@ -1026,7 +1050,8 @@ static kcrt_buffer *kd_in_half(float *x, size_t n)
 static void kd_run_f16(const kd_case *c, const uint16_t *want, const char *const *v, int nv)
 {
     kd_margin m = {0, 0};
-    for (int vi = 0; vi < nv; vi++) {
+    for (int k = 0; k < kd_count(nv); k++) {
+        int vi = kd_pick(k, nv);
         rt_poison(c->out, RT_NAN);
         kcrt_status st = kcrt_launch(kd_variant(c->kernel, v[vi]), c->args, c->nargs);
         if (st != KCRT_OK)
@@ -2175,6 +2200,10 @@ int main(int argc, char **argv)
     kd_seed = kd_pick_seed();
     fprintf(stderr, "test_kernels_device: seed %llu (KC_TEST_SEED=%llu replays this run)\n",
             (unsigned long long)kd_seed, (unsigned long long)kd_seed);
+    const char *limit = getenv("KC_TEST_VARIANTS");
+    kd_limit = limit && *limit ? atoi(limit) : 0;
+    if (kd_limit > 0)
+        fprintf(stderr, "test_kernels_device: at most %d variants a case (KC_TEST_VARIANTS)\n", kd_limit);
     int rc = rt_open_or_skip("test_kernels_device");
     if (rc)
         return rc;
