@@ -49,8 +49,8 @@
 
 #include "reference.h"
 
-/* The bundle CMake builds from kernels/ with every variant. */
-#define KD_BUNDLE KC_BINARY_DIR "/tests/kernels/kernels_all.kcb"
+/* KD_BUNDLE: kernels/ with every variant (kernels_all.kcb,
+ * tests/kernels/CMakeLists.txt). */
 
 #define KD_U 0x1p-24  /* unit roundoff of float */
 #define KD_MAXV 2048  /* variants of one kernel (gemm has 1,112) */
@@ -2127,10 +2127,14 @@ static void test_bundle_has_every_kernel(void **state)
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
-/* Before each test: the bundle, which kd_unload frees after it. */
+/* Before each test: the bundle, unless the test before it kept it.
+ * Loading it is most of a light test's time: libkcrt reads and checks
+ * all 700 MB of its variants (SHA-256, each SPIR-V module's header). */
 static int kd_load(void **state)
 {
     (void)state;
+    if (kd_bundle)
+        return 0;
     if (kcrt_bundle_load(rt_ctx, KD_BUNDLE, &kd_bundle) != KCRT_OK) {
         fprintf(stderr, "cannot load %s: %s\n", KD_BUNDLE, kcrt_error(rt_ctx));
         return 1;
@@ -2138,17 +2142,25 @@ static int kd_load(void **state)
     return 0;
 }
 
-/* After each test: free the pipelines it made (lavapipe keeps each one,
- * megabytes for gemm's, until its bundle goes) with the bundle, which the
- * next test loads again. Freed first, so that a failing
- * check below (which leaves by longjmp) cannot keep them; rt_teardown's
- * count of validation messages is cumulative, so its one check covers
- * the test's launches and the freeing (kcrt_bundle_free waits for the
- * launches first). */
+/* After a heavy test: free the pipelines it made (lavapipe keeps each
+ * one, megabytes for gemm's, until its bundle goes) with the bundle, which
+ * the next test loads again. Freed first, so that a failing check below
+ * (which leaves by longjmp) cannot keep them; rt_teardown's count of
+ * validation messages is cumulative, so its one check covers the test's
+ * launches and the freeing (kcrt_bundle_free waits for the launches
+ * first). */
 static int kd_unload(void **state)
 {
     kcrt_bundle_free(kd_bundle);
     kd_bundle = NULL;
+    return rt_teardown(state);
+}
+
+/* After a light test (a few small pipelines): the bundle stays for the
+ * next test; its launches are checked as above, and the pipelines freed
+ * with the bundle by a heavy test's kd_unload or at the end of main. */
+static int kd_keep(void **state)
+{
     return rt_teardown(state);
 }
 
@@ -2169,27 +2181,27 @@ static uint64_t kd_pick_seed(void)
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest all[] = {
-        cmocka_unit_test_setup_teardown(test_bundle_has_every_kernel, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_saxpy, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_elementwise, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_pad1d, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_bundle_has_every_kernel, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_saxpy, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_elementwise, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_pad1d, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_interp1d, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention_bkv8, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention_f16, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_attention_decode, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_attention_decode_f16, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_conv2d, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_gru_step, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_gemm_f16, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_attention_decode, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_attention_decode_f16, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_resample, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_sine_source, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_yin, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_conv2d, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_gru_step, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_gemm_f16, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
-        cmocka_unit_test_setup_teardown(test_group_norm, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_group_norm, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_real_shapes, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv1d_f16, kd_load, kd_unload),
@@ -2208,6 +2220,8 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     int failed = kc_test_run("test_kernels_device", all, sizeof all / sizeof all[0], argc, argv, NULL, NULL);
+    kcrt_bundle_free(kd_bundle); /* a light test's, kept */
+    kd_bundle = NULL;
     if (failed)
         fprintf(stderr, "test_kernels_device: failed with seed %llu: KC_TEST_SEED=%llu replays it\n",
                 (unsigned long long)kd_seed, (unsigned long long)kd_seed);
