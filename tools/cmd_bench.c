@@ -290,6 +290,11 @@ static int calibrate(bench_state *st, const bench_opts *o)
         return fail("calibration: %s", err);
     printf("device     %s\nkey        %s\ncopy       %.2f GB/s\nfma        %.2f GFLOP/s\nhow        %s\n",
            d->name, d->key, p.gb_per_s, p.gflop_per_s, p.detail);
+    if (p.steal >= KC_BENCH_STEAL_NOTE)
+        printf(
+            "stolen     %.0f%% of the host's CPU time went to other guests of its hypervisor meanwhile%s\n",
+            100 * p.steal,
+            d->type == KCRT_DEVICE_CPU ? ": these peaks read low; calibrate again when it is idle" : "");
     if (!st->peaks_path)
         return fail("nowhere to store the peaks: give --peaks FILE");
     if (!kc_bench_peaks_store(st->peaks_path, d, &p, err, sizeof(err)))
@@ -560,8 +565,12 @@ static int run(bench_state *st, const bench_opts *o)
     describe_run(st, o);
     if ((rc = plan_run(st, o)))
         return rc;
+    kc_bench_cpu before, after;
+    bool host = kc_bench_cpu_now(&before);
     measure_all(st, o);
     st->run.elapsed = now_seconds() - start;
+    if (host && kc_bench_cpu_now(&after))
+        st->run.steal = kc_bench_cpu_steal(&before, &after);
     kc_bench_report_text(&st->run, stdout, o->verbose);
     unmeasured(st, o);
     rc = write_files(st, o);

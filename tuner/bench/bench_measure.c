@@ -595,10 +595,14 @@ bool kc_bench_calibrate(kc_bench_ref *r, bool quiet, kc_bench_peaks *out, char *
 {
     calib copy = {"kc_bench_copy", 1 << 16, -1, 32, 0, ""};
     calib fma = {"kc_bench_fma", 1 << 14, 256, 16 * 256, 0, ""};
+    kc_bench_cpu before, after;
+    bool host = kc_bench_cpu_now(&before);
     *err = 0;
     if (!calib_run(r, &copy, quiet, err, errlen) || !calib_run(r, &fma, quiet, err, errlen))
         return false;
-    *out = (kc_bench_peaks){.known = true, .gb_per_s = copy.best, .gflop_per_s = fma.best};
+    *out = (kc_bench_peaks){.known = true, .gb_per_s = copy.best, .gflop_per_s = fma.best, .steal = -1};
+    if (host && kc_bench_cpu_now(&after))
+        out->steal = kc_bench_cpu_steal(&before, &after);
     snprintf(out->source, sizeof(out->source), "measured");
     time_t t = time(NULL);
     struct tm tm;

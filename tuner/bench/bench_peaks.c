@@ -9,7 +9,12 @@
  *   {"format": "kc-peaks/1",
  *    "devices": {"vulkan:10005:…": {"name": "llvmpipe …", "gb_per_s": 8.7,
  *                                    "gflop_per_s": 47.1, "when": "…",
- *                                    "kc_version": "0.1.0", "detail": "…"}}}
+ *                                    "kc_version": "0.1.0", "detail": "…",
+ *                                    "steal": 0.02}}}
+ *
+ * "steal" is the share of the host's CPU time a hypervisor took while
+ * they were measured (bench_host.c; absent where unknown): peaks of a CPU
+ * device calibrated under a large one read low.
  *
  * Without a measurement, a few GPUs have their datasheet figures (FP32
  * without tensor cores, and the memory bandwidth) in the table below.
@@ -89,6 +94,8 @@ void kc_bench_peaks_find(const char *path, const kcrt_device_info *dev, kc_bench
                  json_string_value(json_object_get(d, "detail"))
                      ? json_string_value(json_object_get(d, "detail"))
                      : "");
+        json_t *steal = json_object_get(d, "steal");
+        out->steal = json_is_number(steal) && json_number_value(steal) <= 1 ? json_number_value(steal) : -1;
     }
     json_decref(root);
     for (size_t i = 0; !out->known && i < KC_COUNT(datasheet); i++)
@@ -99,6 +106,8 @@ void kc_bench_peaks_find(const char *path, const kcrt_device_info *dev, kc_bench
             snprintf(out->detail, sizeof(out->detail), "%s: FP32 without tensor cores, memory bandwidth",
                      datasheet[i].name);
         }
+    if (!out->known || strcmp(out->source, "datasheet") == 0)
+        out->steal = -1;
 }
 
 bool kc_bench_peaks_store(const char *path, const kcrt_device_info *dev, const kc_bench_peaks *p, char *err,
@@ -110,6 +119,8 @@ bool kc_bench_peaks_store(const char *path, const kcrt_device_info *dev, const k
     json_t *entry =
         json_pack("{s:s, s:f, s:f, s:s, s:s, s:s}", "name", dev->name, "gb_per_s", p->gb_per_s, "gflop_per_s",
                   p->gflop_per_s, "when", p->when, "kc_version", KC_VERSION, "detail", p->detail);
+    if (p->steal >= 0)
+        json_object_set_new(entry, "steal", json_real(p->steal));
     json_object_set_new(json_object_get(root, "devices"), dev->key, entry);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
     json_decref(root);

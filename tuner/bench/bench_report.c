@@ -236,12 +236,25 @@ static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
     else
         fprintf(out, "%sreference  %s, sized per benchmark to last as long as its kernel\n", bullet,
                 r->ref_kernel);
-    if (r->peaks.known)
+    if (r->peaks.known && r->peaks.steal >= KC_BENCH_STEAL_NOTE)
+        fprintf(out,
+                "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s, with %.0f%% of the host's CPU time "
+                "stolen)\n",
+                bullet, r->peaks.gb_per_s, r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "",
+                r->peaks.when, 100 * r->peaks.steal);
+    else if (r->peaks.known)
         fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s)\n", bullet, r->peaks.gb_per_s,
                 r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when);
     else
         fprintf(out, "%speaks      unknown: `kc bench --calibrate` measures them, for the roofline column\n",
                 bullet);
+    if (r->steal >= KC_BENCH_STEAL_NOTE)
+        fprintf(
+            out,
+            "%shost       %.0f%% of the host's CPU time went to other guests of its hypervisor during this "
+            "run: on a CPU device the times run long and GB/s, GFLOP/s and the roofline read low (the ratios "
+            "less so)\n",
+            bullet, 100 * r->steal);
     if (r->against)
         fprintf(out,
                 "%sbaseline   the bundle %s (kc %s, built %s), measured in this run; a regression: slower by "

@@ -9,7 +9,8 @@
  *   {"format": "kc-bench/1", "kc_version", "created", "bundle", "package",
  *    "device": {"key", "name", "family", "backend"},
  *    "reference": {"kernel", "source_hash"},
- *    "peaks": {"gb_per_s", "gflop_per_s", "source"} | null,
+ *    "peaks": {"gb_per_s", "gflop_per_s", "source", "detail", "steal"} | null,
+ *    "host": {"steal"}  (the share of CPU time stolen during the run, null unknown),
  *    "settings": {"rounds", "max_regression", "alpha"},
  *    "baseline": {"path", "kc_version", "device_key", "created", "other_device",
  *                 "bundle" (true: --against's bundle, measured in this run)} | null,
@@ -51,6 +52,7 @@ void kc_bench_run_init(kc_bench_run *r)
     kc_arena_init(&r->arena);
     r->max_regression = 0.10;
     r->alpha = 0.01;
+    r->steal = r->peaks.steal = -1;
 }
 
 void kc_bench_run_free(kc_bench_run *r)
@@ -227,10 +229,12 @@ static json_t *run_json(const kc_bench_run *r)
                         json_pack("{s:o, s:o}", "kernel", str_or_null(r->ref_kernel), "source_hash",
                                   str_or_null(r->ref_hash)));
     json_object_set_new(o, "peaks",
-                        r->peaks.known ? json_pack("{s:f, s:f, s:s, s:s}", "gb_per_s", r->peaks.gb_per_s,
-                                                   "gflop_per_s", r->peaks.gflop_per_s, "source",
-                                                   r->peaks.source, "detail", r->peaks.detail)
-                                       : json_null());
+                        r->peaks.known
+                            ? json_pack("{s:f, s:f, s:s, s:s, s:o}", "gb_per_s", r->peaks.gb_per_s,
+                                        "gflop_per_s", r->peaks.gflop_per_s, "source", r->peaks.source,
+                                        "detail", r->peaks.detail, "steal", num_or_null(r->peaks.steal))
+                            : json_null());
+    json_object_set_new(o, "host", json_pack("{s:o}", "steal", num_or_null(r->steal)));
     json_object_set_new(o, "settings",
                         json_pack("{s:i, s:f, s:f}", "rounds", r->rounds, "max_regression", r->max_regression,
                                   "alpha", r->alpha));
@@ -360,6 +364,7 @@ bool kc_bench_read_json(kc_bench_run *b, const char *path, char *err, size_t err
         b->device_name = get_str(b, dev, "name");
         b->ref_kernel = get_str(b, ref, "kernel");
         b->ref_hash = get_str(b, ref, "source_hash");
+        b->steal = get_num(json_object_get(root, "host"), "steal");
         if (!b->device_key) {
             snprintf(err, errlen, "%s has no device key", path);
             ok = false;

@@ -12,6 +12,7 @@
  *   bench_results.c   results as JSON (which is also the baseline format), reading a
  *                     baseline, the comparison and its verdicts
  *   bench_report.c    the text table, JUnit XML and Markdown
+ *   bench_host.c      the share of the host's CPU time a hypervisor took during a run
  *   tools/cmd_bench.c the command line
  *
  * The noise model, in short: every benchmark's launches are interleaved
@@ -77,6 +78,7 @@ typedef struct kc_bench_peaks {
     char source[32];    /* "measured" (kc bench --calibrate) or "datasheet" */
     char when[32];      /* measured: UTC time, ISO 8601 */
     char detail[320];   /* the variants and sizes that gave them */
+    double steal;       /* measured: the host's CPU time stolen meanwhile (bench_host.c), -1 unknown */
 } kc_bench_peaks;
 
 /* $XDG_CACHE_HOME/kc/peaks.json (beside the tuning cache); NULL with err. */
@@ -160,6 +162,7 @@ typedef struct kc_bench_run {
     bool other_device; /* compared with another device's baseline (--allow-other-device) */
     bool against;      /* the baseline is a bundle measured in this run (--against) */
     double elapsed;    /* seconds, the whole run */
+    double steal;      /* the host's CPU time stolen during the run (bench_host.c), -1 unknown */
 } kc_bench_run;
 
 void kc_bench_run_init(kc_bench_run *r);
@@ -186,6 +189,23 @@ void kc_bench_judge_against(const kc_bench_result *res, double max_regression, d
 /* The verdict of ratios now against the baseline's. */
 void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, double max_regression,
                     double alpha, kc_bench_check *out);
+
+/* ---- the host (bench_host.c) ---------------------------------------------------- */
+
+/* CPU time since boot over every CPU, in ticks. */
+typedef struct kc_bench_cpu {
+    unsigned long long busy, idle, steal; /* steal: time a hypervisor gave to other guests */
+} kc_bench_cpu;
+
+/* From /proc/stat's text (its first line); false if it is not that. */
+bool kc_bench_cpu_parse(const char *text, kc_bench_cpu *out);
+/* Now; false where the system does not count stolen time (not Linux). */
+bool kc_bench_cpu_now(kc_bench_cpu *out);
+/* The share of the CPU time between two samples that was stolen, 0..1;
+ * -1 when the samples are too close or not of one machine. */
+double kc_bench_cpu_steal(const kc_bench_cpu *before, const kc_bench_cpu *after);
+/* Above this share kc bench says that raw times read low. */
+#define KC_BENCH_STEAL_NOTE 0.05
 
 /* ---- reports (bench_report.c) ---------------------------------------------------- */
 

@@ -4,7 +4,9 @@
  * file is well-formed XML (checked here, and by xmllint when it is
  * installed) with one test case per benchmark and a failure per
  * regression, the Markdown table has one header, one separator and rows
- * of the same width; and the peaks file keeps one entry per device.
+ * of the same width; the peaks file keeps one entry per device; and the
+ * share of CPU time a hypervisor stole is read from /proc/stat's text and
+ * reported where it is large.
  */
 #include "kc_test.h"
 
@@ -134,6 +136,7 @@ static void json_round_trip(void **state)
     assert_string_equal(r.device_key, b.device_key);
     assert_string_equal("0.1.0", b.kc_version);
     assert_string_equal("abc123", b.ref_hash);
+    assert_true(b.steal == -1); /* unknown in make_run: null, read back as unknown */
     assert_int_equal(3, b.results.len);
     const kc_bench_result *x = kc_bench_find(&b, "conv1d|pipe", "ch=16,t_out=4096,ks=15");
     assert_non_null(x);
@@ -369,6 +372,67 @@ static void text_report(void **state)
     kc_bench_run_free(&r);
 }
 
+/* The stolen share: in the text report (and so the Markdown's preamble)
+ * only when it is large, in the JSON always. */
+static void steal_reported(void **state)
+{
+    (void)state;
+    kc_bench_run r, b;
+    char err[512];
+    make_run(&r);
+    r.steal = 0.42;
+    r.peaks.steal = 0.3;
+    snprintf(r.peaks.source, sizeof(r.peaks.source), "measured");
+    FILE *f = fopen(path("steal.txt"), "w");
+    kc_bench_report_text(&r, f, false);
+    fclose(f);
+    char *t = slurp(path("steal.txt"));
+    ASSERT_CONTAINS(t, "host       42% of the host's CPU time went to other guests of its hypervisor");
+    ASSERT_CONTAINS(t, "(measured, with 30% of the host's CPU time stolen)");
+    free(t);
+    assert_true(kc_bench_write_json(&r, path("steal.json"), err, sizeof(err)));
+    kc_bench_run_init(&b);
+    if (!kc_bench_read_json(&b, path("steal.json"), err, sizeof(err)))
+        fail_msg("%s", err);
+    assert_true(fabs(b.steal - 0.42) < 1e-6);
+    kc_bench_run_free(&b);
+    /* below the note's threshold: nothing said */
+    r.steal = r.peaks.steal = KC_BENCH_STEAL_NOTE / 2;
+    f = fopen(path("steal.txt"), "w");
+    kc_bench_report_text(&r, f, false);
+    fclose(f);
+    t = slurp(path("steal.txt"));
+    assert_null(strstr(t, "stolen"));
+    assert_null(strstr(t, "hypervisor"));
+    free(t);
+    kc_bench_run_free(&r);
+}
+
+/* /proc/stat's first line, and the share of stolen time between two */
+static void cpu_steal(void **state)
+{
+    (void)state;
+    kc_bench_cpu a, b;
+    /* user nice system idle iowait irq softirq steal guest guest_nice */
+    assert_true(kc_bench_cpu_parse(
+        "cpu  1000 10 200 5000 40 0 50 700 0 0\ncpu0 500 5 100 2500 20 0 25 350 0 0\n", &a));
+    assert_true(a.busy == 1000 + 10 + 200 + 0 + 50 && a.idle == 5040 && a.steal == 700);
+    assert_true(kc_bench_cpu_parse("cpu  1600 10 260 5300 40 0 60 1130 0 0\n", &b));
+    /* 600 + 60 + 10 busy, 300 idle, 430 stolen: 430 of 1400 */
+    assert_true(fabs(kc_bench_cpu_steal(&a, &b) - 430.0 / 1400.0) < 1e-12);
+    assert_true(kc_bench_cpu_steal(&a, &a) == -1); /* no time between them */
+    assert_true(kc_bench_cpu_steal(&b, &a) == -1); /* backwards: not one machine's */
+    /* not the summary line, or too few columns (kernels before 2.6.11) */
+    assert_false(kc_bench_cpu_parse("cpu0 1 2 3 4 5 6 7 8\n", &a));
+    assert_false(kc_bench_cpu_parse("cpu  1 2 3 4 5 6 7\n", &a));
+    assert_false(kc_bench_cpu_parse("cpu  1 2 3 x 5 6 7 8\n", &a));
+    assert_false(kc_bench_cpu_parse("", &a));
+    assert_false(kc_bench_cpu_parse(NULL, &a));
+#if defined(__linux__)
+    assert_true(kc_bench_cpu_now(&a)); /* Linux counts stolen time */
+#endif
+}
+
 static void peaks_file(void **state)
 {
     (void)state;
@@ -400,6 +464,21 @@ static void peaks_file(void **state)
     kc_bench_peaks_find(path("peaks.json"), &b, &got);
     assert_true(got.gb_per_s == 3000);
     assert_string_equal("measured", got.source);
+    /* the share stolen while calibrating: kept when known, else unknown */
+    assert_true(got.steal == 0);
+    p.steal = 0.25;
+    assert_true(kc_bench_peaks_store(path("peaks.json"), &a, &p, err, sizeof(err)));
+    kc_bench_peaks_find(path("peaks.json"), &a, &got);
+    assert_true(fabs(got.steal - 0.25) < 1e-6);
+    p.steal = -1;
+    assert_true(kc_bench_peaks_store(path("peaks.json"), &a, &p, err, sizeof(err)));
+    kc_bench_peaks_find(path("peaks.json"), &a, &got);
+    assert_true(got.steal == -1);
+    snprintf(b.name, sizeof(b.name), "NVIDIA H200");
+    snprintf(b.key, sizeof(b.key), "vulkan:10de:2335:NVIDIA H200:other");
+    kc_bench_peaks_find(path("peaks.json"), &b, &got);
+    assert_string_equal("datasheet", got.source);
+    assert_true(got.steal == -1);
 }
 
 static int setup(void **state)
@@ -422,6 +501,7 @@ int main(void)
         cmocka_unit_test(json_round_trip),      cmocka_unit_test(json_errors),
         cmocka_unit_test(junit_is_well_formed), cmocka_unit_test(markdown_table_shape),
         cmocka_unit_test(text_report),          cmocka_unit_test(peaks_file),
+        cmocka_unit_test(steal_reported),       cmocka_unit_test(cpu_steal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
