@@ -36,6 +36,16 @@ static char *slurp(const char *file)
     return text;
 }
 
+/* The text report of r, as kc bench prints it. */
+static char *report_of(const kc_bench_run *r)
+{
+    FILE *f = fopen(path("text.txt"), "w");
+    assert_non_null(f);
+    kc_bench_report_text(r, f, false);
+    fclose(f);
+    return slurp(path("text.txt"));
+}
+
 static double *numbers(kc_arena *a, int n, double base, double step)
 {
     double *x = kc_arena_alloc(a, (size_t)n * sizeof(double));
@@ -356,10 +366,7 @@ static void text_report(void **state)
     (void)state;
     kc_bench_run r;
     make_run(&r);
-    FILE *f = fopen(path("text.txt"), "w");
-    kc_bench_report_text(&r, f, false);
-    fclose(f);
-    char *t = slurp(path("text.txt"));
+    char *t = report_of(&r);
     ASSERT_CONTAINS(t, "REGRESSION conv1d|pipe ch=16,t_out=4096,ks=15: +100.0%");
     ASSERT_CONTAINS(t, "confidence >99.9%");
     ASSERT_CONTAINS(t, "FAILED broken n=4096");
@@ -383,10 +390,7 @@ static void steal_reported(void **state)
     r.steal = 0.42;
     r.peaks.steal = 0.3;
     snprintf(r.peaks.source, sizeof(r.peaks.source), "measured");
-    FILE *f = fopen(path("steal.txt"), "w");
-    kc_bench_report_text(&r, f, false);
-    fclose(f);
-    char *t = slurp(path("steal.txt"));
+    char *t = report_of(&r);
     ASSERT_CONTAINS(t, "host       42% of the host's CPU time went to other guests of its hypervisor");
     ASSERT_CONTAINS(t, "(measured, with 30% of the host's CPU time stolen)");
     free(t);
@@ -398,10 +402,7 @@ static void steal_reported(void **state)
     kc_bench_run_free(&b);
     /* below the note's threshold: nothing said */
     r.steal = r.peaks.steal = KC_BENCH_STEAL_NOTE / 2;
-    f = fopen(path("steal.txt"), "w");
-    kc_bench_report_text(&r, f, false);
-    fclose(f);
-    t = slurp(path("steal.txt"));
+    t = report_of(&r);
     assert_null(strstr(t, "stolen"));
     assert_null(strstr(t, "hypervisor"));
     free(t);
