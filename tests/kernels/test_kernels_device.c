@@ -53,7 +53,7 @@
  * tests/kernels/CMakeLists.txt). */
 
 #define KD_U 0x1p-24  /* unit roundoff of float */
-#define KD_MAXV 2048  /* variants of one kernel (gemm has 1,112) */
+#define KD_MAXV 2048  /* variants of one kernel (gemm has 1,270) */
 #define KD_SAMPLE 32  /* variants of gemm, conv1d and conv_transpose1d run (kd_sample_variants) */
 #define KD_MAXSEEN 64 /* tunable values (NAME=VALUE) of one kernel */
 
@@ -371,7 +371,7 @@ static bool kd_adds_value(const char *tunables, char seen[][32], int *nseen)
 /* For the kernels with hundreds of variants: lavapipe compiles each
  * variant's pipeline in about half a second when its shader cache is
  * cold (as in CI, and after any change to kc or kernels/), so running
- * all 1716 of gemm, conv1d and conv_transpose1d would take 15 minutes.
+ * all 2,823 of gemm, conv1d and conv_transpose1d would take 15 minutes.
  * The sample: the default, then, in an order the seed shuffles, each
  * variant with a tunable value not yet taken (so every value of every
  * tunable runs), then the next ones of that order up to max. */
@@ -1372,13 +1372,14 @@ static void gemm_case(rt_rng *r, gemm_shape s, const char *const *v, int nv)
 
 /* A single element; rows and columns no multiple of 4 (A's and B's rows
  * start inside float4s) nor of any tile; one past the largest tiles (BM
- * 128, BN 128 and 256), two past BM 48, and past two slabs of the deepest
- * (BK 32); every activation with and without bias, a negative leaky slope,
- * and an unknown act (none). */
+ * 128 and 112, BN 128 and 256), two past BM 48, and past two slabs of the
+ * deepest (BK 32); every activation with and without bias, a negative
+ * leaky slope, and an unknown act (none). */
 static const gemm_shape gemm_cases[] = {
     {1, 1, 1, false, 0, 0},       {37, 29, 41, true, 1, 0},   {5, 131, 7, true, 2, 0},
     {130, 6, 67, false, 3, 0.1f}, {3, 10, 2, true, 3, -1.5f}, {9, 4, 12, false, 2, 0},
     {2, 17, 33, false, 1, 0},     {11, 3, 5, true, 9, 0},     {50, 257, 19, true, 0, 0},
+    {113, 22, 9, true, 1, 0},
     /* rows on float4s (K, N multiples of 4): BC's broadcast path, several
      * chunks of K and a part one, edge tiles both ways */
     {70, 136, 100, true, 2, 0},   {64, 256, 64, false, 0, 0},
@@ -1387,6 +1388,8 @@ static const gemm_shape gemm_cases[] = {
      * N = 1026) and odd N (every shift) */
     {70, 138, 100, false, 0, 0},  {33, 1026, 24, true, 1, 0}, {45, 131, 68, false, 0, 0},
     {9, 65, 40, true, 2, 0},
+    /* RMVPE's M and N (101 rows: one tile of BM 112, 11 rows past M) */
+    {101, 1026, 20, false, 0, 0},
 };
 
 static void test_gemm(void **state)
@@ -1401,6 +1404,8 @@ static void test_gemm(void **state)
     kd_force_variant("gemm", v, nv, 2, "BM=32,BN=128,BK=16,TM=4,TN=4,PF=1,BC=16");
     /* the widest, shallowest shared tiles, with rows of 6 threads */
     kd_force_variant("gemm", v, nv, 3, "BM=48,BN=256,BK=4,TM=8,TN=8,PF=1,BC=0");
+    /* RMVPE's tuned tile on lavapipe: rows of 14 threads */
+    kd_force_variant("gemm", v, nv, 4, "BM=112,BN=64,BK=4,TM=8,TN=8,PF=1,BC=0");
     int n = (int)(sizeof gemm_cases / sizeof gemm_cases[0]);
     kd_begin();
     for (int i = 0; i < n; i++)
