@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kc/kcrt.h"
+#include "kc_bench.h"
 
 enum { MAX_REPEAT = 1000000, MAX_RESTARTS = 20 };
 
@@ -231,6 +232,21 @@ static void on_interrupt(void)
     kc_write_stderr("\nkc tune: stopping after this measurement (Ctrl-C again to stop now)\n");
 }
 
+/* On a CPU device the variants run on the host's CPUs, so time a
+ * hypervisor gives to other guests lengthens every timing; and as the
+ * variants are timed one after another, a share that changes during the
+ * tune favours those timed in its quieter minutes (docs/tuning.md). */
+static void note_stolen_time(double steal, const kc_tune_device_summary *sum, bool quiet)
+{
+    if (quiet || steal < KC_BENCH_STEAL_NOTE || !sum->measured || !sum->cpu_device)
+        return;
+    fprintf(stderr,
+            "kc tune: %.0f%% of the host's CPU time went to other guests of its hypervisor during this tune: "
+            "its timings ran long and close winners are less certain (to measure again when it is idle, "
+            "tune with a new --cache FILE: this cache keeps them)\n",
+            100 * steal);
+}
+
 static int on_device(tune_args *t)
 {
     kc_tune_device_options *d = &t->dev;
@@ -249,8 +265,12 @@ static int on_device(tune_args *t)
     restart_argv = kc_main_argv;
     kc_on_interrupt(on_interrupt); /* a second Ctrl-C ends it at once */
     kc_tune_device_summary sum;
+    kc_bench_cpu before, after;
+    bool host = kc_bench_cpu_now(&before);
     int rc = kc_tune_device(d, &sum);
     kc_on_interrupt(NULL);
+    if (host && kc_bench_cpu_now(&after))
+        note_stolen_time(kc_bench_cpu_steal(&before, &after), &sum, d->quiet);
     return rc ? KC_EXIT_ERROR : KC_EXIT_OK;
 }
 

@@ -78,6 +78,7 @@ typedef struct kc_tune_device_summary {
     long raced;        /* of those measured, timings racing stopped early */
     long applied;      /* tuned rows written to the bundle */
     bool interrupted;  /* Ctrl-C or the time limit cut it short */
+    bool cpu_device;   /* the device runs on the host's CPUs (lavapipe) */
 } kc_tune_device_summary;
 
 /* Runs a tune. Returns 0, or 1 after printing what went wrong (the bundle

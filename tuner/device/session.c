@@ -429,6 +429,8 @@ int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summ
     int n = 0;
     int rc = open_all(&s);
     if (!rc)
+        s.sum->cpu_device = s.dev->type == KCRT_DEVICE_CPU;
+    if (!rc)
         rc = plan(&s, &plans, &n);
     if (!rc)
         rc = tune_plans(&s, plans, n, input_seed, deadline);
