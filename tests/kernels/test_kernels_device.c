@@ -53,7 +53,7 @@
  * tests/kernels/CMakeLists.txt). */
 
 #define KD_U 0x1p-24  /* unit roundoff of float */
-#define KD_MAXV 2048  /* variants of one kernel (gemm has 1,270) */
+#define KD_MAXV 2048  /* variants of one kernel (gemm has 1,596) */
 #define KD_SAMPLE 32  /* variants of gemm, conv1d and conv_transpose1d run (kd_sample_variants) */
 #define KD_MAXSEEN 64 /* tunable values (NAME=VALUE) of one kernel */
 
@@ -371,7 +371,7 @@ static bool kd_adds_value(const char *tunables, char seen[][32], int *nseen)
 /* For the kernels with hundreds of variants: lavapipe compiles each
  * variant's pipeline in about half a second when its shader cache is
  * cold (as in CI, and after any change to kc or kernels/), so running
- * all 2,823 of gemm, conv1d and conv_transpose1d would take 15 minutes.
+ * all 3,149 of gemm, conv1d and conv_transpose1d would take 15 minutes.
  * The sample: the default, then, in an order the seed shuffles, each
  * variant with a tunable value not yet taken (so every value of every
  * tunable runs), then the next ones of that order up to max. */
@@ -1406,6 +1406,8 @@ static void test_gemm(void **state)
     kd_force_variant("gemm", v, nv, 3, "BM=48,BN=256,BK=4,TM=8,TN=8,PF=1,BC=0");
     /* RMVPE's tuned tile on lavapipe: rows of 14 threads */
     kd_force_variant("gemm", v, nv, 4, "BM=112,BN=64,BK=4,TM=8,TN=8,PF=1,BC=0");
+    /* 16 rows a thread: 7 row threads, 8 column threads */
+    kd_force_variant("gemm", v, nv, 5, "BM=112,BN=64,BK=4,TM=16,TN=8,PF=1,BC=0");
     int n = (int)(sizeof gemm_cases / sizeof gemm_cases[0]);
     kd_begin();
     for (int i = 0; i < n; i++)
