@@ -1328,8 +1328,9 @@ static void test_attention_decode_f16(void **state)
  * |B|, |bias|). The activations are Lipschitz (ReLU 1, leaky max(1,
  * |alpha|), GELU tanh 1.13) and their float evaluation adds a few
  * roundings of |x| <= S and of the result: 4 u (S + |want|) covers
- * GELU's (a 3 u tanh, the cubic, 0.5 x (1 + t)), and leaky's and ReLU's
- * with room. */
+ * GELU's (x / (1 + e^-2u): the cubic, exp2f's product and its ulp, the
+ * sum and the division; include/act.kch), and leaky's and ReLU's with
+ * room. */
 typedef struct gemm_shape {
     int M, N, K;
     bool has_bias;

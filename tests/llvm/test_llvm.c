@@ -183,7 +183,7 @@ static int occurrences(const char *text, const char *word)
 }
 
 /* docs/language.md: a * b + c may be fused. The gemm's multiply-adds are
- * FMAs on both backends; its GELU epilogue (kc's tanhf, whose steps are
+ * FMAs on both backends; its GELU epilogue (kc's exp2f, whose steps are
  * exact) keeps separate multiplies and adds. */
 static void multiply_adds_become_fmas(void **state)
 {
