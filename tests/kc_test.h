@@ -16,8 +16,14 @@
 #if defined(_WIN32)
 #include "kc_test_win.h"
 #else
+#include <errno.h> /* program_invocation_short_name */
 #include <fnmatch.h>
+#include <pthread.h>
 #include <sys/wait.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 #endif
 
 #include <cmocka.h>
@@ -35,6 +41,63 @@
             fail_msg("expected to find \"%s\" in:\n%s", n_, h_ ? h_ : "(null)");                             \
     } while (0)
 
+#if !defined(_WIN32)
+/* What the test is doing now (kc_test_at), for the watchdog's report. */
+static char kc_test_where[512] = "(the test did not say: kc_test_at)";
+
+static inline void kc_test_at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void kc_test_at(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(kc_test_where, sizeof(kc_test_where), fmt, ap);
+    va_end(ap);
+}
+
+static void *kc_test_watchdog_main(void *arg)
+{
+    unsigned left = (unsigned)(uintptr_t)arg;
+    while (left > 0)
+        left = sleep(left);
+    fprintf(stderr, "\n%s: still running after %u s (KC_TEST_WATCHDOG); last at: %s\nevery thread's stack:\n",
+            program_invocation_short_name, (unsigned)(uintptr_t)arg, kc_test_where);
+#if defined(__linux__)
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* where Yama lets only ancestors attach */
+#endif
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd),
+             "if command -v gdb >/dev/null; then timeout 120 gdb -p %d -batch -nx -ex 'info threads' "
+             "-ex 'thread apply all bt' </dev/null 1>&2; else echo '(no gdb here: no stacks)' 1>&2; fi",
+             (int)getpid());
+    if (system(cmd) != 0)
+        fprintf(stderr, "(gdb could not read the stacks)\n");
+    abort();
+}
+
+/* KC_TEST_WATCHDOG=SECONDS (kc_add_test sets it a minute inside ctest's
+ * TIMEOUT): a program still running after that long prints where it is
+ * and every thread's stack, then aborts, so that a hang leaves its cause
+ * in the log instead of ctest's bare "Timeout" (a sanitizer run of
+ * test_kernels_device hung once in CI and never again by hand). */
+static inline void kc_test_watchdog_start(void)
+{
+    const char *s = getenv("KC_TEST_WATCHDOG");
+    long seconds = s ? strtol(s, NULL, 10) : 0;
+    pthread_t t;
+    if (seconds > 0 && pthread_create(&t, NULL, kc_test_watchdog_main, (void *)(uintptr_t)seconds) == 0)
+        pthread_detach(t);
+}
+#else
+static inline void kc_test_at(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+static inline void kc_test_watchdog_start(void)
+{
+}
+#endif
+
 /* Runs the cases of all[] whose names match a pattern of argv[1..]
  * (fnmatch: "test_conv*"), or every case without patterns; a pattern that
  * matches none is an error, so a renamed case cannot silently stop
@@ -44,6 +107,7 @@
 static inline int kc_test_run(const char *group, const struct CMUnitTest *all, size_t n, int argc, char **argv,
                               CMFixtureFunction setup, CMFixtureFunction teardown)
 {
+    kc_test_watchdog_start();
     struct CMUnitTest *chosen = calloc(n ? n : 1, sizeof(*chosen));
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -95,15 +159,10 @@ static inline int kc_test_sh(char **out, const char *fmt, ...) __attribute__((fo
 #else
 static inline int kc_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #endif
-static inline int kc_test_sh(char **out, const char *fmt, ...)
+/* Runs one command through popen; its status, and in *text all it wrote. */
+static inline int kc_test_popen(const char *command, char **text_out)
 {
-    char cmd[4096], full[4200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof(full), "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
+    FILE *p = popen(command, "r");
     assert_non_null(p);
     size_t cap = 1 << 16, len = 0;
     char *text = malloc(cap);
@@ -116,7 +175,40 @@ static inline int kc_test_sh(char **out, const char *fmt, ...)
         }
     }
     text[len] = 0;
-    int status = pclose(p);
+    *text_out = text;
+    return pclose(p);
+}
+
+/* Wine's cmd.exe reports a CreateProcess that failed for a moment (seen once
+ * in CI, on a busy wineserver) as "Can't recognize '<the whole command>' as
+ * an internal or external command" with exit 9009. kc never exits 9009, so
+ * such a run says nothing about kc: it is started again, up to three times. */
+static inline bool kc_test_launch_failed(int status, const char *text)
+{
+#if defined(_WIN32)
+    return status == 9009 && strstr(text, "as an internal or external command");
+#else
+    (void)status;
+    (void)text;
+    return false;
+#endif
+}
+
+static inline int kc_test_sh(char **out, const char *fmt, ...)
+{
+    char cmd[4096], full[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof(full), "%s 2>&1", cmd);
+    char *text;
+    int status = kc_test_popen(full, &text);
+    for (int again = 0; again < 3 && kc_test_launch_failed(status, text); again++) {
+        fprintf(stderr, "kc_test_sh: the shell could not start `%s` (exit 9009); starting it again\n", cmd);
+        free(text);
+        status = kc_test_popen(full, &text);
+    }
     if (strstr(text, "kcrt: validation") || strstr(text, "Sanitizer")) {
         fprintf(stderr, "%s\n", text);
         free(text);

@@ -280,6 +280,7 @@ static void kd_run(const kd_case *c, const char *const *variants, int nv)
         rt_poison(c->out, RT_NAN);
         if (c->inout)
             ASSERT_OK(kcrt_buffer_write(c->out, 0, c->inout, sizeof(float) * c->n));
+        kc_test_at("%s [%s] %s", c->kernel, variants[v][0] ? variants[v] : "default", c->shape);
         kcrt_status s = kcrt_launch(kd_variant(c->kernel, variants[v]), c->args, c->nargs);
         if (s != KCRT_OK)
             fail_msg("%s [%s] %s: kcrt_launch: %s: %s", c->kernel, variants[v], c->shape, kcrt_status_name(s),
@@ -1053,6 +1054,7 @@ static void kd_run_f16(const kd_case *c, const uint16_t *want, const char *const
     for (int k = 0; k < kd_count(nv); k++) {
         int vi = kd_pick(k, nv);
         rt_poison(c->out, RT_NAN);
+        kc_test_at("%s [%s] %s", c->kernel, v[vi][0] ? v[vi] : "default", c->shape);
         kcrt_status st = kcrt_launch(kd_variant(c->kernel, v[vi]), c->args, c->nargs);
         if (st != KCRT_OK)
             fail_msg("%s [%s] %s: kcrt_launch: %s: %s", c->kernel, v[vi], c->shape, kcrt_status_name(st),

@@ -226,20 +226,14 @@ static void test_report_after_bundle_free(void **state)
 static void test_tools_know_a_checked_bundle(void **state)
 {
     (void)state;
-    char cmd[4096], out[8192];
-    snprintf(cmd, sizeof(cmd), "%s info %s 2>&1", RT_KC, CHECKED_BUNDLE);
-    FILE *p = popen(cmd, "r");
-    size_t n = fread(out, 1, sizeof(out) - 1, p);
-    out[n] = 0;
-    assert_int_equal(0, pclose(p));
+    char cmd[4096], *out;
+    assert_int_equal(0, kc_test_sh(&out, "%s info %s", RT_KC, CHECKED_BUNDLE));
     ASSERT_CONTAINS(out, "checked build (bounds)");
-    snprintf(cmd, sizeof(cmd), "%s tune %s --cache /tmp/kc-test-checked-%d.db 2>&1", RT_KC, CHECKED_BUNDLE,
-             (int)getpid());
-    p = popen(cmd, "r");
-    n = fread(out, 1, sizeof(out) - 1, p);
-    out[n] = 0;
-    assert_int_not_equal(0, pclose(p));
+    free(out);
+    assert_int_not_equal(0, kc_test_sh(&out, "%s tune %s --cache /tmp/kc-test-checked-%d.db", RT_KC, CHECKED_BUNDLE,
+                                       (int)getpid()));
     ASSERT_CONTAINS(out, "is a checked build (kc build --checked)");
+    free(out);
     snprintf(cmd, sizeof(cmd), "/tmp/kc-test-checked-%d.db", (int)getpid());
     unlink(cmd);
 }

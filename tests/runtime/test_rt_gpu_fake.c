@@ -1159,13 +1159,8 @@ static void test_host_memory_and_streams(void **state)
 static void test_kc_devices(void **state)
 {
     (void)state;
-    char cmd[1024], out[8192] = "";
-    snprintf(cmd, sizeof(cmd), "%s devices 2>&1", KC_PROGRAM);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof(out) - 1, p);
-    out[n] = 0;
-    assert_int_equal(0, pclose(p));
+    char *out;
+    assert_int_equal(0, kc_test_sh(&out, "%s devices", KC_PROGRAM));
     ASSERT_CONTAINS(out, "0: AMD Instinct MI210 (fake 0) [hip, discrete]");
     ASSERT_CONTAINS(out, "   target       gfx90a");
     ASSERT_CONTAINS(out, "   driver       HIP 6.2.41133\n");
@@ -1175,6 +1170,7 @@ static void test_kc_devices(void **state)
     ASSERT_CONTAINS(out, "   arguments    32764 bytes of kernel arguments");
     if (have_vulkan)
         ASSERT_CONTAINS(out, "2: ");
+    free(out);
 }
 
 int main(void)
