@@ -14,6 +14,7 @@ packages=(
   libcmocka-dev python3 python3-numpy              # tests and their references
   python3-scipy libxml2-utils                      # kc bench's tests: U-test values, xmllint
   stress-ng                                        # bench/noise.sh loads the machine
+  gdb                                              # a hung test prints its stacks (KC_TEST_WATCHDOG)
   python3-venv python3-pip python3-pytest          # the kcrt Python package: pip install, its tests
   python3-torch                                    # PyTorch: the reference for ops, DLPack round trips
   python3-torchaudio python3-aubio espeak-ng       # audio references: spectrograms, resampling; yin; spoken test audio
