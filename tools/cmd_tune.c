@@ -216,14 +216,32 @@ static void on_hang(void *user, const char *message)
         fprintf(stderr, "kc tune: %d restarts already; giving up (run kc tune again to go on)\n", n);
         _exit(KC_EXIT_ERROR);
     }
-    char num[16];
+    char num[16], resume[64];
     snprintf(num, sizeof(num), "%d", n + 1);
     kc_set_env("KC_TUNE_RESTARTS", num);
+    kc_tune_device_position at = kc_tune_device_where();
+    snprintf(resume, sizeof(resume), "%ld %.3f", at.searches_done, at.seconds_left);
+    kc_set_env("KC_TUNE_RESUME", resume);
     fprintf(stderr, "kc tune: restarting to go on from the cache (%d of at most %d)\n", n + 1, MAX_RESTARTS);
     fflush(stderr);
     kc_restart_self(restart_argv);
     fprintf(stderr, "kc tune: cannot restart: %s\n", strerror(errno));
     _exit(KC_EXIT_ERROR);
+}
+
+/* After a restart (on_hang): the searches the hang's run finished are
+ * not searched again, and the time limit is what was left of it, so that
+ * `--time 10m` means ten minutes however often a launch hangs. */
+static void resume(kc_tune_device_options *d)
+{
+    const char *restarts = getenv("KC_TUNE_RESTARTS"), *at = getenv("KC_TUNE_RESUME");
+    long done;
+    double left;
+    if (!restarts || !at || sscanf(at, "%ld %lf", &done, &left) != 2 || done < 0)
+        return;
+    d->resume_after = done;
+    if (d->seconds > 0 && left > 0)
+        d->seconds = left;
 }
 
 static void on_interrupt(void)
@@ -257,6 +275,7 @@ static int on_device(tune_args *t)
     d->strategy = t->strategy;
     d->budget = t->budget;
     d->unlimited |= d->seconds > 0 && !t->has_budget; /* --time alone: as many as fit */
+    resume(d);
     d->seed = (uint64_t)t->seed;
     d->kernels = d->nkernels ? t->kernels : NULL;
     d->shapes = d->nshapes ? t->shapes : NULL;

@@ -62,6 +62,11 @@ typedef struct kc_tune_device_options {
      * (kc re-executes itself to go on). */
     void (*on_hang)(void *user, const char *message);
     void *on_hang_user;
+    /* The searches an earlier run of this tune finished before a hang
+     * ended it (kc_tune_device_where): their winners are taken from the
+     * cache, nothing measured, so that a restart goes on where the hang
+     * was instead of searching them again along another path. */
+    long resume_after;
 } kc_tune_device_options;
 
 /* Evaluations per kernel and shape unless told otherwise: enough for the
@@ -88,5 +93,15 @@ int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summ
 /* Asks a running tune to stop after the measurement in flight and to
  * apply what it has (safe from a signal handler). */
 void kc_tune_device_interrupt(void);
+
+/* Where a running tune stands, for a restart that goes on from it: the
+ * searches finished (resume_after's included) and the seconds left of
+ * the time limit (0: there is none). Safe from the watchdog's thread. */
+typedef struct kc_tune_device_position {
+    long searches_done;
+    double seconds_left;
+} kc_tune_device_position;
+
+kc_tune_device_position kc_tune_device_where(void);
 
 #endif

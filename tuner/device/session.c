@@ -37,6 +37,18 @@ bool td_interrupted(void)
     return interrupted != 0;
 }
 
+/* kc_tune_device_where's answer: one tune a process, as the interrupt */
+static volatile long searches_done;
+static double tune_deadline;
+
+kc_tune_device_position kc_tune_device_where(void)
+{
+    kc_tune_device_position p = {searches_done, 0};
+    if (tune_deadline > 0)
+        p.seconds_left = fmax(tune_deadline - td_now(), 1e-3);
+    return p;
+}
+
 /* One kernel's plan. */
 typedef struct td_plan {
     const kcrt_kernel_info *info;
@@ -189,7 +201,7 @@ static long budget(const kc_tune_device_options *o)
 }
 
 /* "best WG=256,PT=4 12.3 us (default 20.1 us, 1.63x faster)". */
-static void summarise(td_search *r, kc_tune_stop why)
+static void summarise(td_search *r, kc_tune_stop why, bool measured)
 {
     td_session *s = r->s;
     kc_arena a;
@@ -218,9 +230,10 @@ static void summarise(td_search *r, kc_tune_stop why)
         char speedup[64] = "";
         if (!isnan(tdef))
             snprintf(speedup, sizeof(speedup), " (default %s, %.2fx)", dt, tdef / t);
-        if (s->o->apply_only)
-            td_progress_say(&s->progress, "%s %s: best %s %s%s, from the cache", r->tk->name, r->shape,
-                            *variant ? variant : "(no tunables)", bt, speedup);
+        if (s->o->apply_only || !measured)
+            td_progress_say(&s->progress, "%s %s: best %s %s%s, from the cache%s", r->tk->name, r->shape,
+                            *variant ? variant : "(no tunables)", bt, speedup,
+                            measured ? "" : " (searched before the restart)");
         else
             td_progress_say(&s->progress, "%s %s: best %s %s%s; %ld measured, %ld from the cache%s; %s",
                             r->tk->name, r->shape, *variant ? variant : "(no tunables)", bt, speedup, r->measured,
@@ -292,7 +305,8 @@ static void start_from_earlier_winners(td_session *s, td_search *r, kc_arena *a)
 }
 
 /* Searches one kernel at one shape; the winner goes to the bundle. */
-static int search(td_session *s, td_kernel *tk, const char *shape, double seconds, uint64_t input_seed)
+static int search(td_session *s, td_kernel *tk, const char *shape, bool measure, double seconds,
+                  uint64_t input_seed)
 {
     const kc_tune_device_options *o = s->o;
     td_search r = {.s = s, .tk = tk, .shape = shape};
@@ -302,7 +316,7 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
     int rc = 0;
     kc_tune_stop why = KC_TUNE_STOP_TIME;
     td_progress_pair(&s->progress, tk->name, shape, budget(o));
-    bool run = !o->apply_only && seconds >= 0 && !td_interrupted();
+    bool run = measure && !o->apply_only && seconds >= 0 && !td_interrupted();
     if (run && !td_workload_init(&r.w, s->ctx, tk->info, shape, mix(mix(input_seed, tk->name), shape), err,
                                  sizeof(err)))
         rc = fail(s, "%s %s: %s", tk->name, shape, err);
@@ -333,8 +347,10 @@ static int search(td_session *s, td_kernel *tk, const char *shape, double second
     if (!td_apply(&r, err, sizeof(err)))
         rc = fail(s, "writing the winner of %s %s to %s: %s", tk->name, shape, o->bundle, err);
     else if (!o->quiet)
-        summarise(&r, run ? why : KC_TUNE_STOP_FINISHED);
-    if (why == KC_TUNE_STOP_ASKED || (o->seconds > 0 && why == KC_TUNE_STOP_TIME) || !run)
+        summarise(&r, run ? why : KC_TUNE_STOP_FINISHED, measure);
+    /* cut short: by Ctrl-C or the time limit, or not run when it was to be */
+    bool cut = run ? why == KC_TUNE_STOP_ASKED || (o->seconds > 0 && why == KC_TUNE_STOP_TIME) : measure;
+    if (cut)
         s->sum->interrupted |= !o->apply_only;
     kc_tune_free(r.tctx);
     td_workload_free(&r.w);
@@ -395,8 +411,11 @@ static int tune_plans(td_session *s, td_plan *plans, int n, uint64_t input_seed,
             break;
         }
         plans[i].opened = true;
-        for (int j = 0; j < plans[i].nshapes && !rc; j++, done++)
-            rc = search(s, &plans[i].tk, plans[i].shapes[j], seconds_for(deadline, total - done), input_seed);
+        for (int j = 0; j < plans[i].nshapes && !rc; j++, done++) {
+            bool again = done >= s->o->resume_after; /* not finished before a restart */
+            rc = search(s, &plans[i].tk, plans[i].shapes[j], again, seconds_for(deadline, total - done), input_seed);
+            searches_done = done + 1;
+        }
     }
     return rc;
 }
@@ -424,6 +443,8 @@ int kc_tune_device(const kc_tune_device_options *o, kc_tune_device_summary *summ
     kc_arena_init(&s.arena);
     td_progress_init(&s.progress, o->log, o->quiet, 0, 0);
     double deadline = o->seconds > 0 ? td_now() + o->seconds : 0;
+    tune_deadline = deadline;
+    searches_done = o->resume_after;
     uint64_t input_seed = o->input_seed ? o->input_seed : fresh_seed();
     td_plan *plans = NULL;
     int n = 0;

@@ -381,17 +381,48 @@ static void test_a_hung_variant_is_a_timeout_and_kc_goes_on(void **state)
     (void)state;
     char *out;
     const char *cache = path("slow.db");
-    assert_int_equal(0, kc_test_sh(&out, "%s tune %s --kernel slow --cache %s --timeout 1s --timing-cap 0.1s",
+    /* race's search first: finished before the hang, it is not searched
+     * again after the restart (KC_TUNE_RESUME) */
+    assert_int_equal(0, kc_test_sh(&out,
+                                   "%s tune %s --kernel race --kernel slow --cache %s --timeout 1s --timing-cap 0.1s "
+                                   "--time 20m",
                                    KC, path("tt.kcb"), cache));
     ASSERT_CONTAINS(out, "cannot be stopped from the host; recorded as a timeout");
     ASSERT_CONTAINS(out, "restarting to go on from the cache (1 of at most 20)");
-    ASSERT_CONTAINS(out, "slow n=256: best S=1");
+    const char *restart = strstr(out, "restarting to go on");
+    ASSERT_CONTAINS(restart, "race n=4096: best R=");
+    ASSERT_CONTAINS(restart, ", from the cache (searched before the restart)");
+    ASSERT_CONTAINS(restart, "slow n=256: best S=1");
+    if (strstr(restart, "[1/2] race"))
+        fail_msg("race was searched again after the restart:\n%s", out);
+    if (strstr(out, "stopped early"))
+        fail_msg("a restart read as a tune cut short:\n%s", out);
     free(out);
     result rs[8];
     int n = results(cache, "slow", rs, 8);
     assert_int_equal(2, n);
     assert_string_equal("timeout", find(rs, n, "n=256", "S=2")->status);
     assert_string_equal("ok", find(rs, n, "n=256", "S=1")->status);
+}
+
+/* A restart keeps what was left of --time: with none left, the search
+ * the hang cut short is not run again, and the tune says it stopped early
+ * (KC_TUNE_RESUME as on_hang leaves it: one search finished, a
+ * millisecond left). */
+static void test_a_restart_keeps_the_time_limit(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(0, kc_test_sh(&out,
+                                   KC_SH_ENV("KC_TUNE_RESTARTS=1") KC_SH_ENV("KC_TUNE_RESUME='1 0.001'")
+                                   "%s tune %s --kernel race --kernel slow --cache %s --timing-cap 0.1s --time 20m",
+                                   KC, path("tt.kcb"), path("resume.db")));
+    ASSERT_CONTAINS(out, "race n=4096: nothing measured yet; 0 measured, 0 from the cache");
+    ASSERT_CONTAINS(out, "slow n=256: nothing measured yet; 0 measured, 0 from the cache");
+    ASSERT_CONTAINS(out, "(stopped early: run kc tune again to go on)");
+    free(out);
+    result rs[4];
+    assert_int_equal(0, results(path("resume.db"), "slow", rs, 4));
 }
 
 /* bulky.kc's U = 2 compiles for tens of seconds; past --compile-limit
@@ -630,6 +661,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
         cmocka_unit_test(test_wrong_variants_are_caught_and_never_chosen),
         cmocka_unit_test(test_a_hung_variant_is_a_timeout_and_kc_goes_on),
+        cmocka_unit_test(test_a_restart_keeps_the_time_limit),
         cmocka_unit_test(test_a_variant_past_the_compile_limit_is_refused),
         cmocka_unit_test(test_racing_stops_timing_a_variant_that_cannot_win),
         cmocka_unit_test(test_spilling_variants_are_skipped_unless_allowed),
