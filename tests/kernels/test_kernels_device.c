@@ -1411,6 +1411,9 @@ static void test_gemm(void **state)
     kd_force_variant("gemm", v, nv, 4, "BM=112,BN=64,BK=4,TM=8,TN=8,PF=1,BC=0");
     /* 16 rows a thread: 7 row threads, 8 column threads */
     kd_force_variant("gemm", v, nv, 5, "BM=112,BN=64,BK=4,TM=16,TN=8,PF=1,BC=0");
+    /* BN = 176, RMVPE's N in 6 tiles: rows of 22 and of 44 threads */
+    kd_force_variant("gemm", v, nv, 6, "BM=112,BN=176,BK=4,TM=16,TN=8,PF=0,BC=0");
+    kd_force_variant("gemm", v, nv, 7, "BM=32,BN=176,BK=8,TM=4,TN=4,PF=1,BC=0");
     int n = (int)(sizeof gemm_cases / sizeof gemm_cases[0]);
     kd_begin();
     for (int i = 0; i < n; i++)
