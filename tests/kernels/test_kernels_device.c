@@ -915,7 +915,7 @@ static void conv2d_case(rt_rng *r, kc_conv2d_shape sh, const char *const *v, int
     int k = sh.cin / sh.groups * sh.kh * sh.kw;
     for (size_t i = 0; i < n; i++)
         bound[i] = 2 * gamma_n(k + 2) * mag[i];
-    kcrt_buffer *bx = kd_in(x, nx, false), *bw = kd_in(wt, nw, false), *bb = kd_in(b, (size_t)sh.cout, false),
+    kcrt_buffer *bx = kd_in(x, nx, true), *bw = kd_in(wt, nw, true), *bb = kd_in(b, (size_t)sh.cout, false),
                 *by = kd_out(n);
     kd_case c = {.kernel = "conv2d", .nargs = 20, .out = by, .n = n, .want = want, .bound = bound,
                  .l2tol = kd_info("conv2d")->tolerance};
@@ -941,11 +941,17 @@ static void test_conv2d(void **state)
     kd_begin();
     /* 1 x 1 of one pixel; RMVPE-like 3 x 3 and 1 x 1; strides, paddings and
      * dilations that differ by axis; groups of 2; depthwise (groups = cin,
-     * a thread's channels spanning groups); cout not a multiple of COB */
+     * a thread's channels spanning groups); cout not a multiple of COB;
+     * for VEC = 1's row tiles: rows not a multiple of TN, windows reaching
+     * into the padding on both sides, dilated columns, a padding wider
+     * than the row, groups of 4 channels at stride 1 (COB 8 and 16 span
+     * them), channels x taps not a multiple of 4 */
     static const kc_conv2d_shape shapes[] = {
         {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1},    {2, 3, 17, 9, 5, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1},
         {1, 4, 11, 6, 6, 3, 2, 0, 0, 2, 1, 0, 1, 1, 2, 2},   {1, 6, 8, 8, 6, 3, 3, 0, 0, 1, 2, 2, 1, 2, 1, 6},
         {1, 16, 40, 32, 16, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1}, {1, 32, 20, 16, 7, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1},
+        {1, 5, 9, 21, 6, 2, 3, 0, 0, 2, 1, 1, 2, 2, 2, 1},   {2, 3, 6, 3, 17, 3, 5, 0, 0, 1, 1, 1, 4, 1, 1, 1},
+        {1, 8, 7, 26, 16, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 2},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         conv2d_case(&r, shapes[i], v, nv);
