@@ -1269,18 +1269,20 @@ static void test_attention_bkv8(void **state)
 }
 
 /* attention_f16: the same body with half q, k, v and out (kd_run_f16),
- * where the device has 16-bit storage, in three variants that hold every
- * value of WG and BKV: a CPU Vulkan driver compiles each for up to a
- * minute (all six took 5 minutes on lavapipe), and the float kernel's
- * test runs the shared body in every variant. */
+ * where the device has 16-bit storage, in six variants that hold every
+ * value of WG, BKV and TQ (the default has three of the eight values and
+ * each variant the sample adds after it at least one more): a CPU Vulkan driver
+ * compiles each for up to a minute (all six of WG x BKV took 5 minutes on
+ * lavapipe), and the float kernel's test runs the shared body in every
+ * variant. */
 static void test_attention_f16(void **state)
 {
     (void)state;
     if (!kd_has_storage16())
         skip();
     rt_rng r = kd_rng(0xa716);
-    const char *v[3];
-    int nv = kd_sample_variants("attention_f16", v, 3, &r); /* the default, and every WG and BKV */
+    const char *v[6];
+    int nv = kd_sample_variants("attention_f16", v, 6, &r); /* the default, and every WG, BKV and TQ */
     kd_begin();
     static const att_shape shapes[] = {
         {1, 1, 1, 1, 1, 0, 0}, {2, 5, 7, 3, 4, 1, 0}, {3, 33, 17, 64, 64, 2, 0}, {4, 129, 129, 80, 80, 0, 1},
