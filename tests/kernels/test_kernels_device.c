@@ -1764,7 +1764,7 @@ static void group_norm_case(rt_rng *r, int n, int c, int groups, int s, float ep
     double *bound = kd_bounds(len);
     kc_ref_group_norm(n, c, groups, s, eps, x, g, be, want);
     double cond = norm_bounds(n * groups, seglen, eps, x, gfull, bfull, want, bound);
-    kcrt_buffer *bx = kd_in(x, len, false), *bg = kd_in(g, (size_t)c, false),
+    kcrt_buffer *bx = kd_in(x, len, true), *bg = kd_in(g, (size_t)c, false), /* x: a float4 view */
                 *bb = kd_in(be, (size_t)c, false);
     kcrt_buffer *by = kd_out(len);
     kd_case cs = {.kernel = "group_norm",
@@ -1799,6 +1799,10 @@ static void test_group_norm(void **state)
     group_norm_case(&r, 2, 4, 1, 300, 1e-3f, 0, v, nv);
     group_norm_case(&r, 3, 12, 4, 37, 1e-5f, 100, v, nv);
     group_norm_case(&r, 2, 16, 4, 1, 0.1f, 0, v, nv);
+    /* segments of 3 floats straddling float4s (edges only), and of 2,
+     * several to a float4 */
+    group_norm_case(&r, 1, 5, 5, 3, 1e-5f, 0, v, nv);
+    group_norm_case(&r, 3, 6, 6, 2, 1e-5f, 0, v, nv);
     kd_report("group_norm", nv, kd_info("group_norm")->tolerance);
 }
 
