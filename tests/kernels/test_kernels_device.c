@@ -945,13 +945,16 @@ static void test_conv2d(void **state)
      * for VEC = 1's row tiles: rows not a multiple of TN, windows reaching
      * into the padding on both sides, dilated columns, a padding wider
      * than the row, groups of 4 channels at stride 1 (COB 8 and 16 span
-     * them), channels x taps not a multiple of 4 */
+     * them), channels x taps not a multiple of 4; strided row tiles:
+     * ContentVec's first layer (one row, kernel 10, stride 5), stride 2
+     * with padding and dilated columns, stride 3 in groups of 4 */
     static const kc_conv2d_shape shapes[] = {
         {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1},    {2, 3, 17, 9, 5, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1},
         {1, 4, 11, 6, 6, 3, 2, 0, 0, 2, 1, 0, 1, 1, 2, 2},   {1, 6, 8, 8, 6, 3, 3, 0, 0, 1, 2, 2, 1, 2, 1, 6},
         {1, 16, 40, 32, 16, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1}, {1, 32, 20, 16, 7, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1},
         {1, 5, 9, 21, 6, 2, 3, 0, 0, 2, 1, 1, 2, 2, 2, 1},   {2, 3, 6, 3, 17, 3, 5, 0, 0, 1, 1, 1, 4, 1, 1, 1},
-        {1, 8, 7, 26, 16, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 2},
+        {1, 8, 7, 26, 16, 3, 3, 0, 0, 1, 1, 1, 1, 1, 1, 2},  {1, 1, 1, 103, 8, 1, 10, 0, 0, 1, 5, 0, 0, 1, 1, 1},
+        {1, 6, 3, 37, 20, 2, 3, 0, 0, 1, 2, 1, 1, 1, 2, 1},  {1, 8, 2, 30, 8, 1, 4, 0, 0, 1, 3, 0, 2, 1, 1, 2},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         conv2d_case(&r, shapes[i], v, nv);
