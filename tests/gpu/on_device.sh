@@ -134,7 +134,10 @@ echo "NVIDIA device: vulkan index $vk, cuda index $cu"
 
 # ---- the steps -------------------------------------------------------------------------------
 on() { case " $backends " in *" $1 "*) return 0 ;; esac; return 1; }
-keep() { tar -czf "$out/results.tar.gz" -C "$work" --exclude cache --exclude '*.safetensors' .; }
+keep() { # the tuning database comes back too (every variant's status and time), the shader caches do not
+    [ -f "$work/cache/kc/tuning.db" ] && cp "$work/cache/kc/tuning.db" "$work/tuning.db"
+    tar -czf "$out/results.tar.gz" -C "$work" --exclude cache --exclude '*.safetensors' .
+}
 kcrt_env=(KCRT_LIBRARY="$root/$dev/suite/runtime/libkcrt.so" PYTHONPATH="$root/python")
 
 step_suite() {
