@@ -162,7 +162,10 @@ step_python() { # kcrt, the Python package, against PyTorch
     for b in cuda vulkan; do
         on $b || continue
         say "kcrt's Python tests through $b (PyTorch and torchaudio on the CPU as the reference)"
+        # the suite's test bundles (spirv and the NVIDIA target), as tests/python/run.sh gives them
         step 150 env "${kcrt_env[@]}" KCRT_BACKEND=$b KCRT_TEST_RVC_BUNDLE="$root/$dev/package.kcb" \
+            KCRT_TEST_BUNDLE="$root/$dev/suite/tests/runtime/rt_kernels.kcb" \
+            KCRT_TEST_DEFAULT_BUNDLE="$root/$dev/suite/tests/runtime/rt_default.kcb" \
             python3 -m pytest -q -p no:cacheprovider -rs python/tests 2>&1 | tee "$work/pytest_$b.log" | tail -25
     done
 }
