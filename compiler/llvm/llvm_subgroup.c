@@ -269,11 +269,11 @@ LLVMValueRef lw_subgroup(lw *W, kc_builtin b, const kc_type *t, LLVMValueRef *a,
         return move(W, MOVE_ANY, a[0], t, a[1], 0, NULL);
     if (b == KC_B_SUBGROUP_INCLUSIVE_ADD || b == KC_B_SUBGROUP_EXCLUSIVE_ADD)
         return scan(W, b == KC_B_SUBGROUP_INCLUSIVE_ADD, t, a[0]);
-    if (b == KC_B_SUBGROUP_SHUFFLE_XOR) {
-        int64_t k;
-        if (kc_ir_const_value(lane, &k) && k > 0 && k < W->target.wave_size) /* the butterfly's instruction */
-            return move(W, MOVE_XOR, a[0], t, NULL, (int)k, NULL);
-    }
+    /* Even by a constant, a kernel's xor shuffle is not the butterfly's
+     * (W->arch->shuffle_xor: every lane active): it may run where some
+     * lanes are off (attention's rows past lq), and NVPTX's shfl.sync
+     * naming a lane that never arrives is undefined; through CUDA on an
+     * H200 it hung. The shuffle from any lane is over the active ones. */
     if (b == KC_B_SUBGROUP_SHUFFLE_UP || b == KC_B_SUBGROUP_SHUFFLE_DOWN || b == KC_B_SUBGROUP_SHUFFLE_XOR)
         return move(W, MOVE_ANY, a[0], t, relative_lane(W, b, a[1]), 0, NULL);
     if (b == KC_B_SUBGROUP_BROADCAST) {
