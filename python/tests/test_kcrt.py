@@ -150,7 +150,12 @@ def test_every_variant_of_a_kernel(bundle, rng):
             y = np.full(n, POISON)
             y[:] = 1.0
             bundle.kernel("saxpy", variant="SX_WG=%d,SX_TM=%d" % (wg, tm))(n, 3.0, x, y)
-            np.testing.assert_allclose(y, 3.0 * x + 1.0, rtol=1e-6)
+            # a fused multiply-add (a GPU's) rounds once, numpy's 3x + 1
+            # twice: near 3x = -1 the two differ by far more than 1e-6
+            # relative; either is within 2 ulp of the exact value
+            exact = 3.0 * x.astype(np.float64) + 1.0
+            ulp = np.spacing(np.maximum(np.abs(3.0 * x), 1.0).astype(np.float32)).astype(np.float64)
+            assert np.all(np.abs(y - exact) <= 2 * ulp), (wg, tm, np.max(np.abs(y - exact) / ulp))
 
 
 def test_every_scalar_type(bundle, rng):
