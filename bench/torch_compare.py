@@ -104,8 +104,10 @@ def ops(torch, dev):
 
     def attention(s, dtype=torch.float32):  # also attention_decode: the same op
         bh, lq, lk = s["bh"], s["lq"], s["lk"]
-        q, k, v = (rnd(bh, n, s[e]).to(dtype) for n, e in ((lq, "d"), (lk, "d"), (lk, "dv")))
-        mask = {0: None, 1: rnd(lq, lk), 2: rnd(bh, lq, lk)}[s.get("mask_mode", 0)]
+        # (batch 1, heads bh, ...): SDPA's fused backends take 4-D inputs only, and
+        # a 3-D call ran its MATH fallback on an H200 (a model's call is 4-D)
+        q, k, v = (rnd(1, bh, n, s[e]).to(dtype) for n, e in ((lq, "d"), (lk, "d"), (lk, "dv")))
+        mask = {0: None, 1: rnd(lq, lk), 2: rnd(1, bh, lq, lk)}[s.get("mask_mode", 0)]
         mask = mask.to(dtype) if mask is not None else None
         causal = bool(s.get("causal", 0))
         if hasattr(F, "scaled_dot_product_attention"):
@@ -163,6 +165,28 @@ def time_ms(torch, fn, repeat, dev):
     return statistics.median(times)
 
 
+def sdpa_backends(torch, fn, repeat, dev):
+    """F.scaled_dot_product_attention picks a backend by its own rules, and
+    two runs at one shape took 115 and 208 us on an H200: the time of each
+    backend alone says which one the row's figure is. name -> ns, or the
+    reason it did not run (FLASH_ATTENTION takes no float32)."""
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return {}
+    out = {}
+    for name in ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH"):
+        backend = getattr(SDPBackend, name, None)
+        if backend is None:
+            continue
+        try:
+            with sdpa_kernel([backend]), torch.no_grad():
+                out[name] = time_ms(torch, fn, repeat, dev) * 1e6
+        except RuntimeError as e:
+            out[name] = "not run: " + str(e).splitlines()[0][:60]
+    return out
+
+
 def fmt_ns(ns):
     if ns is None:
         return "-"
@@ -199,7 +223,7 @@ def main():
     if torch is not None and args.device == "cuda" and not torch.cuda.is_available():
         print("torch_compare: PyTorch sees no CUDA device; kc's times only", file=sys.stderr)
         torch = None
-    table, known = [], ops(torch, args.device) if torch else {}
+    table, known, backends = [], ops(torch, args.device) if torch else {}, {}
     if torch:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
@@ -213,10 +237,13 @@ def main():
                     ns = time_ms(torch, fn, args.repeat, args.device) * 1e6
             except RuntimeError as e:  # e.g. float16 matmul on an old CPU build
                 desc = "%s: not run (%s)" % (desc, str(e).splitlines()[0])
+            if ns and desc.startswith("F.scaled_dot_product_attention"):
+                backends[(kernel, shape)] = sdpa_backends(torch, fn, args.repeat, args.device)
         table.append({"kernel": kernel, "shape": shape, "torch_op": desc, "torch_ns": ns,
                       **{f"kc_{label}_ns": kc.get(label) for label, _ in columns},
                       **{f"{label}_over_torch": (kc[label] / ns if ns and kc.get(label) else None)
-                         for label, _ in columns}})
+                         for label, _ in columns},
+                      "sdpa_backends_ns": backends.get((kernel, shape))})
 
     labels = [label for label, _ in columns]
     head = ["kernel", "shape"] + [f"kc {l}" for l in labels] + ["PyTorch", "PyTorch op"] + [f"{l} / PyTorch" for l in labels]
@@ -233,12 +260,19 @@ def main():
              f"cuDNN {torch.backends.cudnn.version()}; FP32, TF32 off; median of {args.repeat}; "
              "ratio > 1: kc slower") if torch else f"{devices}; no PyTorch on CUDA here"
     print(about)
+    notes = ["SDPA's backends alone, %s %s: %s" % (k, sh, ", ".join(
+        f"{name.lower()} {fmt_ns(v) if isinstance(v, float) else v}" for name, v in b.items()))
+        for (k, sh), b in backends.items() if b]
+    for n in notes:
+        print(n)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(f"| {' | '.join(head)} |\n|{'---|' * len(head)}\n")
             for row in lines:
                 f.write(f"| {' | '.join(str(x).replace('|', chr(92) + '|') for x in row)} |\n")
             f.write(f"\n{about}\n")
+            for n in notes:
+                f.write(f"\n{n}\n")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"about": about, "rows": table}, f, indent=1)
