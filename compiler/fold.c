@@ -290,10 +290,169 @@ kc_ir_expr *kc_ir_fold_expr(kc_arena *a, kc_ir_expr *e)
     return fold_tree(&F, e);
 }
 
+/*
+ * Constant propagation in program order: after `nh = 4` (a scalar local
+ * assigned a constant) every read of nh up to its next write is 4, and
+ * folds. The single-write rule below cannot see this once a loop is
+ * unrolled, since each copy of the body writes nh again with its own
+ * constant (`int nh = BKV >> (st + 1)` in a KC_UNROLL loop over st); this
+ * makes the inner loop's bound `e < nh` and an index `s[e + nh]` constant,
+ * so the inner loop unrolls and the array stays in registers.
+ *
+ * What is known is undone where control flow joins: after an if, every
+ * variable either branch writes is forgotten; a loop or a switch forgets
+ * the variables it writes before its condition and body are read (a value
+ * reaches the next iteration or falls into the next case), and what its
+ * blocks learn stays inside them. Known values sit in slots by variable
+ * id, with an undo log to return to the state before a block.
+ */
+typedef struct known_entry {
+    int id;
+    const kc_ir_var *var;
+    kc_ir_expr *value;
+} known_entry;
+
+typedef struct known {
+    folder *F;
+    const kc_ir_var **var; /* by id: the variable the slot belongs to */
+    kc_ir_expr **value;    /* its constant, or NULL */
+    int cap;
+    known_entry *log;      /* earlier slot contents, newest last */
+    int nlog, caplog;
+} known;
+
+static kc_ir_expr *known_value(const known *K, const kc_ir_var *v)
+{
+    return v->id < K->cap && K->var[v->id] == v ? K->value[v->id] : NULL;
+}
+
+/* Grows an arena array of n items of size sz to at least need. */
+static void *grow(kc_arena *a, void *old, int *n, int need, size_t sz)
+{
+    int cap = *n ? *n : 16;
+    while (cap < need)
+        cap *= 2;
+    void *p = kc_arena_alloc(a, (size_t)cap * sz);
+    if (*n)
+        memcpy(p, old, (size_t)*n * sz);
+    *n = cap;
+    return p;
+}
+
+static void know(known *K, const kc_ir_var *v, kc_ir_expr *value)
+{
+    if (!value && !known_value(K, v))
+        return; /* nothing to forget */
+    if (v->id >= K->cap) {
+        int cap = K->cap;
+        K->var = grow(K->F->a, K->var, &cap, v->id + 1, sizeof(*K->var));
+        K->value = grow(K->F->a, K->value, &K->cap, v->id + 1, sizeof(*K->value));
+    }
+    if (K->nlog == K->caplog)
+        K->log = grow(K->F->a, K->log, &K->caplog, K->nlog + 1, sizeof(*K->log));
+    K->log[K->nlog++] = (known_entry){v->id, K->var[v->id], K->value[v->id]};
+    K->var[v->id] = v;
+    K->value[v->id] = value;
+}
+
+static void undo_to(known *K, int mark)
+{
+    while (K->nlog > mark) {
+        known_entry e = K->log[--K->nlog];
+        K->var[e.id] = e.var;
+        K->value[e.id] = e.value;
+    }
+}
+
+static void forget_write(void *user, kc_ir_stmt *s)
+{
+    if (s->var && (s->kind == KIR_ASSIGN || s->kind == KIR_ATOMIC || s->kind == KIR_CALL))
+        know(user, s->var, NULL);
+}
+
+/* Forgets every variable that s or a statement inside it writes. */
+static void forget_writes(known *K, kc_ir_stmt *s)
+{
+    kc_ir_block one = {&s, 1, 1};
+    kc_ir_walk(&one, forget_write, K);
+}
+
+static kc_ir_expr *use_known(void *user, kc_ir_expr *e)
+{
+    known *K = user;
+    kc_ir_expr *c = e->kind == KIR_VAR ? known_value(K, e->var) : NULL;
+    if (!c)
+        return fold_expr(K->F, e);
+    /* a copy: passes after this one rewrite expressions in place */
+    return kc_type_is_float(c->type) ? kc_ir_const_float(K->F->a, c->type, c->fval)
+                                     : kc_ir_const_int(K->F->a, c->type, c->ival);
+}
+
+static bool holds_constant(const kc_ir_stmt *s)
+{
+    return s->kind == KIR_ASSIGN && s->lane < 0 && s->var->mem == KIR_MEM_PRIVATE && !s->var->is_array &&
+           s->value->type->kind == KC_TY_SCALAR && kc_ir_is_const(s->value);
+}
+
+static void flow_block(known *K, kc_ir_block *b);
+
+/* Reads of b see what is known now; what b learns is forgotten after. */
+static void flow_inside(known *K, kc_ir_block *b)
+{
+    int mark = K->nlog;
+    flow_block(K, b);
+    undo_to(K, mark);
+}
+
+static void flow_stmt(known *K, kc_ir_stmt *s)
+{
+    if (s->kind == KIR_LOOP || s->kind == KIR_SWITCH)
+        forget_writes(K, s);
+    kc_ir_map_own_exprs(s, use_known, K);
+    switch (s->kind) {
+    case KIR_ASSIGN: know(K, s->var, holds_constant(s) ? s->value : NULL); return;
+    case KIR_IF:
+        if (kc_ir_is_const(s->cond)) { /* only one branch ever runs */
+            flow_block(K, s->cond->ival ? &s->then : &s->els);
+            return;
+        }
+        flow_inside(K, &s->then);
+        flow_inside(K, &s->els);
+        forget_writes(K, s);
+        return;
+    case KIR_LOOP:
+        flow_inside(K, &s->init);
+        flow_inside(K, &s->body);
+        flow_inside(K, &s->step);
+        return;
+    case KIR_SWITCH:
+        for (int i = 0; i < s->ncases; i++)
+            flow_inside(K, &s->cases[i].body);
+        return;
+    default:
+        if (s->var)
+            know(K, s->var, NULL); /* an atomic's or a call's result */
+        return;
+    }
+}
+
+static void flow_block(known *K, kc_ir_block *b)
+{
+    for (int i = 0; i < b->len; i++)
+        flow_stmt(K, b->stmts[i]);
+}
+
+static void fold_in_order(folder *F, kc_ir_block *b)
+{
+    known K = {.F = F};
+    flow_block(&K, b);
+}
+
 void kc_ir_fold_block(kc_arena *a, kc_ir_block *b)
 {
     folder F = {a};
     kc_ir_map_exprs(b, fold_expr, &F);
+    fold_in_order(&F, b);
 }
 
 /*
@@ -367,6 +526,7 @@ bool kc_ir_fold(kc_ir_module *m)
         if (!propagate_constants(m->arena, m->kernel))
             break;
     }
+    fold_in_order(&F, &m->kernel->body);
     for (int i = 0; i < m->helpers.len; i++)
         fold_func(&F, m->helpers.items[i]);
     return true;

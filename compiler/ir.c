@@ -352,6 +352,12 @@ void kc_ir_map_exprs(kc_ir_block *b, kc_ir_expr_fn fn, void *user)
     kc_ir_walk(b, map_stmt, &m);
 }
 
+void kc_ir_map_own_exprs(kc_ir_stmt *s, kc_ir_expr_fn fn, void *user)
+{
+    map_ctx m = {fn, user};
+    map_stmt(&m, s);
+}
+
 bool kc_ir_expr_may_fault(const kc_ir_expr *e)
 {
     if (!e)

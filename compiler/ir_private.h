@@ -48,7 +48,12 @@ typedef struct kc_ir_exit_rewrite {
 } kc_ir_exit_rewrite;
 void kc_ir_rewrite_exits(kc_ir_exit_rewrite *rw, kc_ir_block *body);
 
-/* Folds one expression tree, or every expression of a block (fold.c). */
+/* Rewrites the expressions of s itself (its value, index, condition…),
+ * not those of the statements in its blocks. */
+void kc_ir_map_own_exprs(kc_ir_stmt *s, kc_ir_expr_fn fn, void *user);
+
+/* Folds one expression tree, or every expression of a block, constants
+ * carried through the block's scalar locals in program order (fold.c). */
 kc_ir_expr *kc_ir_fold_expr(kc_arena *a, kc_ir_expr *e);
 void kc_ir_fold_block(kc_arena *a, kc_ir_block *b);
 double kc_ir_round_half(double x);
