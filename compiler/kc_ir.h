@@ -113,8 +113,9 @@ struct kc_ir_expr {
     kc_ir_expr **args;
     int nargs;
     /* float arithmetic of kc's math library, whose error-free steps must run
-     * as written: SPIR-V marks it NoContraction, without which a driver
-     * (Mesa's, for one) may fuse or rearrange it and lose the low bits */
+     * as written, or inside a kernel's kc_no_contract(): SPIR-V marks it
+     * NoContraction, without which a driver (Mesa's, for one) may fuse or
+     * rearrange it and lose the low bits; LLVM gets no 'contract' flag */
     bool exact;
 };
 

@@ -28,7 +28,7 @@ typedef struct lower {
     const kc_expr *compound_lhs; /* a op= b: the node of a inside b */
     kc_ir_expr *compound_value;
     bool failed;
-    bool exact; /* lowering kc's math library: float arithmetic is kc_ir_expr.exact */
+    bool exact; /* lowering kc's math library or a kc_no_contract() argument: float arithmetic is kc_ir_expr.exact */
     kc_ir_options opts;
 } lower;
 
@@ -533,6 +533,13 @@ static kc_ir_expr *lower_call(lower *L, kc_ir_block *b, const kc_expr *e, bool w
         v->nargs = e->args.len;
         v->args = lower_args(L, b, e);
         return v;
+    }
+    if (e->builtin == KC_B_NO_CONTRACT) { /* its float + - * round as written, like the library's */
+        bool outer = L->exact;
+        L->exact = true;
+        kc_ir_expr *r = rv(L, b, e->args.items[0], true);
+        L->exact = outer;
+        return r;
     }
     switch (kc_builtins[e->builtin].rule) {
     case KC_RULE_BAR:

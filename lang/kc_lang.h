@@ -268,7 +268,8 @@ const kc_type *kc_type_base(const kc_type *t);
     X(AS_FLOAT, "kc_as_float", 1, BITS, Bad, NULL)                                                  \
     X(MUL_HI, "kc_mul_hi", 2, MULHI, Bad, NULL)                                                     \
     X(POPCOUNT, "kc_popcount", 1, I1, Bad, NULL)                                                    \
-    X(BITREVERSE, "kc_bitreverse", 1, I1, Bad, NULL)
+    X(BITREVERSE, "kc_bitreverse", 1, I1, Bad, NULL)                                                \
+    X(NO_CONTRACT, "kc_no_contract", 1, F1, Bad, NULL)
 
 typedef enum {
 #define X(id, name, n, rule, ...) KC_B_##id,

@@ -155,6 +155,11 @@ KC_MATH1(kc_fast_tanf)
 KC_MATH1(kc_fast_tanhf)
 KC_MATH2(kc_fast_divf)
 
+/* kc_no_contract(e) is e, with each float +, - and * written in it
+ * rounded as written: none is fused into an FMA, by kc or by a driver
+ * (docs/language.md, "Semantics where GPUs differ from C"). */
+KC_MATH1(kc_no_contract)
+
 /* ---- bits ---------------------------------------------------------------- */
 
 /* kc additions: bit reinterpretation and the high half of a product */

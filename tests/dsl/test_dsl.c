@@ -235,6 +235,7 @@ static const char *const features[] = {
       "  f[4] = kc_fast_sqrtf(a) + kc_fast_rsqrtf(a) + kc_fast_expf(a) + kc_fast_exp2f(a) + kc_fast_logf(a);\n"
       "  f[5] = kc_fast_log2f(a) + kc_fast_powf(a, a) + kc_fast_sinf(a) + kc_fast_cosf(a) + kc_fast_tanf(a);\n"
       "  f[6] = kc_fast_tanhf(a) + kc_fast_divf(a, 3.0f) + kc_as_float(kc_as_uint(a)) + (float)kc_as_int(a);\n"
+      "  f[6] += kc_no_contract(a * a + 1.0f);\n"
       "  f[7] = kc_subgroup_add(a) + kc_subgroup_min(a) + kc_subgroup_max(a);\n"
       "  f[8] = kc_subgroup_shuffle(a, 1) + kc_subgroup_broadcast(a, 0);\n"
       "  i[0] = kc_atomic_add(&i[1], 1) + kc_atomic_min(&i[2], g) + kc_atomic_max(&i[3], g);\n"

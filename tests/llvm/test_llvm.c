@@ -205,6 +205,31 @@ static void multiply_adds_become_fmas(void **state)
     lt_compiled_free(&c);
 }
 
+/* kc_no_contract(a * b + c) rounds twice on both backends: no FMA in the
+ * kernel that writes it, where its twin without it has one for each
+ * multiply-add (a scalar and a float4's four). */
+static void no_contract_keeps_multiply_and_add(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *target, *fma[2];
+    } t[] = {{"sm_90", {"fma.rn.f32", NULL}}, {"gfx1100", {"v_fma", "v_pk_fma"}}};
+    for (int i = 0; i < 2; i++) {
+        int fma[2];
+        const char *kernel[2] = {"rounded_twice", "may_fuse"};
+        for (int k = 0; k < 2; k++) {
+            lt_compiled c;
+            lt_compile(&c, "tests/spirv/kernels/no_contract.kc", kernel[k], t[i].target, 0, KC_LLVM_OUT_ASM, true);
+            assert_true(c.ok);
+            fma[k] = occurrences(c.mod.data, t[i].fma[0]) + (t[i].fma[1] ? occurrences(c.mod.data, t[i].fma[1]) : 0);
+            lt_compiled_free(&c);
+        }
+        print_message("%s: %d FMAs with kc_no_contract, %d without\n", t[i].target, fma[0], fma[1]);
+        assert_int_equal(0, fma[0]);
+        assert_true(fma[1] >= 5);
+    }
+}
+
 static void kernarg_layout_is_natural_alignment(void **state)
 {
     (void)state;
@@ -320,6 +345,7 @@ int main(void)
         cmocka_unit_test(subgroups_reduce_over_active_lanes),
         cmocka_unit_test(math_is_native_where_kc_says_so),
         cmocka_unit_test(multiply_adds_become_fmas),
+        cmocka_unit_test(no_contract_keeps_multiply_and_add),
         cmocka_unit_test(kernarg_layout_is_natural_alignment),
         cmocka_unit_test(target_names),
         cmocka_unit_test(errors_are_reported_not_fatal),

@@ -221,6 +221,21 @@ static void library_arithmetic_is_exact(void **state)
     free_compiled(&c);
 }
 
+/* kc_no_contract(e): every float multiply, add and subtract written in e
+ * is NoContraction, scalar and vector, and nothing else changes. */
+static void no_contract_marks_its_arithmetic(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/spirv/kernels/no_contract.kc", 3); /* its first kernel, rounded_twice */
+    int exact = count(c.text, "NoContraction");
+    int arith = count(c.text, "= OpFAdd ") + count(c.text, "= OpFSub ") + count(c.text, "= OpFMul ");
+    assert_int_equal(4, arith);
+    assert_int_equal(4, exact);
+    assert_int_equal(1, count(c.text, "= OpFMul %v4float "));
+    free_compiled(&c);
+}
+
 /* Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA
  * returns other values): a signed % is a - (a / b) * b through OpSDiv. */
 static void signed_remainder_avoids_opsrem(void **state)
@@ -305,6 +320,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(every_checked_kernel_validates),
         cmocka_unit_test(capabilities_only_when_used),
         cmocka_unit_test(library_arithmetic_is_exact),
+        cmocka_unit_test(no_contract_marks_its_arithmetic),
         cmocka_unit_test(signed_remainder_avoids_opsrem),
         cmocka_unit_test(scalars_spill_past_the_limit),
         cmocka_unit_test(interface_lists_follow_the_version),
