@@ -13,6 +13,7 @@
 #include "rt_binary.h"
 #include "rt_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -108,4 +109,128 @@ bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_
     if (!facts->has_entry)
         return rt_printf(err, errlen, "its SPIR-V has no GLCompute entry point named '%s'", kernel), false;
     return true;
+}
+
+/* ---- kc's 64-bit views, narrowed ------------------------------------------------------------------------- */
+
+enum {
+    OP_NAME = 5,
+    OP_TYPE_INT = 21,
+    OP_TYPE_VECTOR = 23,
+    OP_TYPE_ARRAY = 28,
+    OP_TYPE_RUNTIME_ARRAY = 29,
+    OP_TYPE_STRUCT = 30,
+    OP_TYPE_POINTER = 32,
+    OP_LOAD = 61,
+    OP_BITCAST = 124,
+};
+
+/* The ids the rewrite needs: the views' ulong (a) and ulong2 (v), and
+ * the uint2 (x2) and uint4 (x4) that take their places. */
+typedef struct views {
+    uint32_t a, v, x2, x4;
+} views;
+
+static uint32_t word(const uint32_t *w, size_t i)
+{
+    uint32_t x;
+    memcpy(&x, &w[i], 4); /* the blob need not be aligned */
+    return x;
+}
+
+/* Finds the views. False where the module has none, or where what
+ * compiler/spirv/spirv.c promises does not hold: "kc.view64" names an
+ * OpTypeInt 64 0, "kc.view64x2" a vector of two of them, and a uint2 and
+ * a uint4 are declared before them (so that what uses the views may use
+ * those instead). */
+static bool find_views(const uint32_t *w, size_t n, views *out)
+{
+    memset(out, 0, sizeof(*out));
+    uint32_t uint = 0;
+    bool a_ok = false, v_ok = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 5; i < n;) {
+            uint32_t count = word(w, i) >> 16, op = word(w, i) & 0xffff;
+            if (count == 0 || count > n - i)
+                return false;
+            uint32_t ops[4] = {0};
+            for (uint32_t k = 0; k < 4 && k + 1 < count; k++)
+                ops[k] = word(w, i + 1 + k);
+            if (pass == 0 && op == OP_NAME && count >= 3) {
+                if (string_is(w + i + 2, count - 2, "kc.view64"))
+                    out->a = ops[0];
+                if (string_is(w + i + 2, count - 2, "kc.view64x2"))
+                    out->v = ops[0];
+            }
+            if (pass == 1 && op == OP_TYPE_INT && count == 4) {
+                if (ops[1] == 32 && ops[2] == 0)
+                    uint = ops[0];
+                if (ops[0] == out->a)
+                    a_ok = ops[1] == 64 && ops[2] == 0 && out->x2 && (out->x4 || !out->v);
+            }
+            if (pass == 1 && op == OP_TYPE_VECTOR && count == 4) {
+                if (uint && ops[1] == uint && ops[2] == 2 && !out->x2)
+                    out->x2 = ops[0];
+                if (uint && ops[1] == uint && ops[2] == 4 && !out->x4)
+                    out->x4 = ops[0];
+                if (ops[0] == out->v)
+                    v_ok = ops[1] == out->a && ops[2] == 2 && a_ok;
+            }
+            i += count;
+        }
+    return out->a && a_ok && (!out->v || v_ok);
+}
+
+bool rt_spirv_has_views(const void *blob, size_t size)
+{
+    views vs;
+    return size % 4 == 0 && find_views(blob, size / 4, &vs);
+}
+
+static uint32_t renamed(const views *vs, uint32_t id)
+{
+    return id == vs->a ? vs->x2 : id == vs->v && vs->v ? vs->x4 : id;
+}
+
+void *rt_spirv_narrow_views(const void *blob, size_t size, size_t *out_size)
+{
+    size_t n = size / 4;
+    views vs;
+    if (size % 4 != 0 || !find_views(blob, n, &vs))
+        return NULL;
+    uint32_t *out = malloc(size);
+    if (!out)
+        return NULL;
+    const uint32_t *w = blob;
+    size_t m = 0;
+    for (size_t i = 0; i < 5; i++)
+        out[m++] = word(w, i);
+    for (size_t i = 5; i < n;) {
+        uint32_t count = word(w, i) >> 16, op = word(w, i) & 0xffff;
+        uint32_t first = count > 1 ? word(w, i + 1) : 0;
+        bool drop = (op == OP_CAPABILITY && count == 2 && first == CAP_INT64) ||
+                    (op == OP_NAME && (first == vs.a || (vs.v && first == vs.v))) ||
+                    ((op == OP_TYPE_INT || op == OP_TYPE_VECTOR) && (first == vs.a || (vs.v && first == vs.v)));
+        if (!drop) {
+            for (uint32_t k = 0; k < count; k++)
+                out[m + k] = word(w, i + k);
+            /* where a type is an operand of what the views are made of */
+            switch (op) {
+            case OP_TYPE_ARRAY:
+            case OP_TYPE_RUNTIME_ARRAY: out[m + 2] = renamed(&vs, out[m + 2]); break;
+            case OP_TYPE_STRUCT:
+                for (uint32_t k = 2; k < count; k++)
+                    out[m + k] = renamed(&vs, out[m + k]);
+                break;
+            case OP_TYPE_POINTER: out[m + 3] = renamed(&vs, out[m + 3]); break;
+            case OP_LOAD:
+            case OP_BITCAST: out[m + 1] = renamed(&vs, out[m + 1]); break;
+            default: break;
+            }
+            m += count;
+        }
+        i += count;
+    }
+    *out_size = m * 4;
+    return out;
 }

@@ -20,4 +20,15 @@ typedef struct rt_spirv_facts {
 bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_facts *facts, char *err,
                     size_t errlen);
 
+/* kc's SPIR-V reads and writes whole vector elements through 64-bit
+ * integer views (compiler/spirv/spirv.c). Where nothing else in the module
+ * uses 64-bit integers it names them so, and a device without shaderInt64
+ * runs the module with the views rewritten to uint2 and uint4: the same
+ * bytes, the same arithmetic. rt_spirv_has_views: does the module have
+ * such views (a walked module, rt_check_spirv)? rt_spirv_narrow_views: the
+ * rewritten module (malloc'd, *out_size bytes), or NULL when it has none
+ * or memory ran out. */
+bool rt_spirv_has_views(const void *blob, size_t size);
+void *rt_spirv_narrow_views(const void *blob, size_t size, size_t *out_size);
+
 #endif

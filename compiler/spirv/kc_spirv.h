@@ -24,6 +24,7 @@ typedef struct kc_spv_options {
     uint32_t push_limit;      /* bytes of push constants to use before spilling (128) */
     bool native_float_atomics; /* SPV_EXT_shader_atomic_float_add instead of a CAS loop */
     bool validate;            /* run spvValidateWithOptions (true) */
+    bool wide_views;          /* whole vector elements through uint/ulong views (true; spirv.c) */
 } kc_spv_options;
 
 void kc_spv_default_options(kc_spv_options *o);

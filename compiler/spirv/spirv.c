@@ -22,6 +22,7 @@ void kc_spv_default_options(kc_spv_options *o)
     o->push_limit = 128;
     o->native_float_atomics = false;
     o->validate = true;
+    o->wide_views = true;
 }
 
 void kc_spv_scalar_layout(const kc_ir_func *k, uint32_t push_limit, int *offsets, uint32_t *size, bool *spilled)
@@ -83,6 +84,93 @@ static uint32_t stored_type(spv *S, spv_var *v, const kc_type *t)
     return v->bool_as_uint || v->float_as_uint ? spv_type_scalar(S, KC_S_UINT) : spv_type(S, t);
 }
 
+/* ---- wide views of vector buffers ---------------------------------------------- */
+
+/* A CPU Vulkan driver built on gallivm (lavapipe, Mesa 21-23) runs every
+ * buffer access as a loop over the subgroup's lanes, and in each lane a
+ * bounds check, a load and an insert per component of the element. A
+ * float4 read as two ulongs takes two of those steps instead of four, a
+ * half4 read as one ulong one instead of four: softmax and layernorm at
+ * their package shapes -17% and -14%, a float4 copy +28% GB/s (docs/
+ * backends.md). A GPU reads 16 bytes either way and the bitcast is free.
+ * So a buffer of 4-, 8- or 16-byte vectors is declared a second time over
+ * the same binding as uint, ulong or ulong2 words, through which whole
+ * elements are loaded and stored. A store to one lane of an element needs
+ * the vector view: such a buffer keeps both, both Aliased.
+ *
+ * Where nothing else uses 64-bit integers, the views' ulong and ulong2 are
+ * named "kc.view64" and "kc.view64x2", uint2 and uint4 are declared before
+ * them, and nothing but the views refers to them: libkcrt rewrites them to
+ * uint2 and uint4 for a device without shaderInt64 (runtime/binary.c). */
+static uint32_t view_type(spv *S, const kc_type *t)
+{
+    if (t->lanes < 2 || !(kc_type_is_float(t) || t->scalar == KC_S_INT || t->scalar == KC_S_UINT))
+        return 0;
+    uint32_t bytes = elem_size(t);
+    if (bytes == 4)
+        return spv_type_scalar(S, KC_S_UINT);
+    if (bytes != 8 && bytes != 16)
+        return 0;
+    if (!S->view64) {
+        bool had = S->need_int64;
+        spv_type(S, kc_type_vector(KC_S_UINT, 2)); /* what narrowing puts in their place, first */
+        spv_type(S, kc_type_vector(KC_S_UINT, 4));
+        S->view64 = spv_type_scalar(S, KC_S_ULONG);
+        S->view64x2 = spv_type(S, kc_type_vector(KC_S_ULONG, 2));
+        S->need_int64 = had;
+    }
+    return bytes == 8 ? S->view64 : S->view64x2;
+}
+
+typedef struct lane_store_scan {
+    const kc_ir_param *root;
+    bool hit;
+} lane_store_scan;
+
+static void scan_lane_store(void *user, kc_ir_stmt *s)
+{
+    lane_store_scan *f = user;
+    if ((s->kind == KIR_STORE || s->kind == KIR_ATOMIC) && s->root.param == f->root &&
+        (s->kind == KIR_ATOMIC || s->lane >= 0))
+        f->hit = true;
+}
+
+/* Does the kernel store to single lanes of this buffer's elements? */
+static bool stores_lanes(spv *S, const kc_ir_param *p)
+{
+    lane_store_scan f = {p, false};
+    kc_ir_walk((kc_ir_block *)&S->fn->body, scan_lane_store, &f);
+    return f.hit;
+}
+
+/* A storage buffer variable at p's binding: a runtime array of elem with
+ * the given stride, in a Block struct. */
+static uint32_t buffer_variable(spv *S, const kc_ir_param *p, uint32_t elem, uint32_t stride, SpvDecoration alias)
+{
+    char key[48];
+    snprintf(key, sizeof(key), "rta.%u", elem);
+    uint32_t rta = (uint32_t)(uintptr_t)kc_map_get(&S->cache, key);
+    if (!rta) {
+        rta = spv_id(S);
+        spv_op(&S->types, SpvOpTypeRuntimeArray, 2, (uint32_t[]){rta, elem});
+        spv_decorate(S, rta, SpvDecorationArrayStride, 1, (uint32_t[]){stride});
+        kc_map_put(S->arena, &S->cache, kc_arena_strdup(S->arena, key), (void *)(uintptr_t)rta);
+    }
+    uint32_t st = spv_id(S);
+    spv_op(&S->types, SpvOpTypeStruct, 2, (uint32_t[]){st, rta});
+    spv_decorate(S, st, SpvDecorationBlock, 0, NULL);
+    spv_member_decorate(S, st, 0, SpvDecorationOffset, 1, (uint32_t[]){0});
+    if (p->readonly)
+        spv_member_decorate(S, st, 0, SpvDecorationNonWritable, 0, NULL);
+    uint32_t id = spv_id(S);
+    spv_op(&S->types, SpvOpVariable, 3,
+           (uint32_t[]){spv_type_ptr(S, SpvStorageClassStorageBuffer, st), id, SpvStorageClassStorageBuffer});
+    spv_decorate(S, id, SpvDecorationDescriptorSet, 1, (uint32_t[]){0});
+    spv_decorate(S, id, SpvDecorationBinding, 1, (uint32_t[]){(uint32_t)p->binding});
+    spv_decorate(S, id, alias, 0, NULL);
+    return id;
+}
+
 static void declare_buffer(spv *S, const kc_ir_param *p)
 {
     spv_var *v = new_var(S, p);
@@ -93,29 +181,20 @@ static void declare_buffer(spv *S, const kc_ir_param *p)
     v->scope = SpvScopeDevice;
     if (p->type->scalar == KC_S_HALF)
         S->need_storage16 = true;
-    char key[48];
-    snprintf(key, sizeof(key), "rta.%u", v->elem_type);
-    uint32_t rta = (uint32_t)(uintptr_t)kc_map_get(&S->cache, key);
-    if (!rta) {
-        rta = spv_id(S);
-        spv_op(&S->types, SpvOpTypeRuntimeArray, 2, (uint32_t[]){rta, v->elem_type});
-        uint32_t stride = v->bool_as_uint || v->float_as_uint ? 4 : elem_size(p->type);
-        spv_decorate(S, rta, SpvDecorationArrayStride, 1, (uint32_t[]){stride});
-        kc_map_put(S->arena, &S->cache, kc_arena_strdup(S->arena, key), (void *)(uintptr_t)rta);
+    uint32_t stride = v->bool_as_uint || v->float_as_uint ? 4 : elem_size(p->type);
+    SpvDecoration alias = S->fn->may_alias ? SpvDecorationAliased : SpvDecorationRestrict;
+    v->view_type = S->o->wide_views && !v->float_as_uint ? view_type(S, p->type) : 0;
+    bool both = v->view_type && stores_lanes(S, p);
+    if (both)
+        alias = SpvDecorationAliased;
+    if (v->view_type) {
+        v->view_id = buffer_variable(S, p, v->view_type, stride, alias);
+        spv_name(S, v->view_id, p->name);
     }
-    uint32_t st = spv_id(S);
-    spv_op(&S->types, SpvOpTypeStruct, 2, (uint32_t[]){st, rta});
-    spv_decorate(S, st, SpvDecorationBlock, 0, NULL);
-    spv_member_decorate(S, st, 0, SpvDecorationOffset, 1, (uint32_t[]){0});
-    if (p->readonly)
-        spv_member_decorate(S, st, 0, SpvDecorationNonWritable, 0, NULL);
-    v->id = spv_id(S);
-    spv_op(&S->types, SpvOpVariable, 3,
-           (uint32_t[]){spv_type_ptr(S, SpvStorageClassStorageBuffer, st), v->id, SpvStorageClassStorageBuffer});
-    spv_decorate(S, v->id, SpvDecorationDescriptorSet, 1, (uint32_t[]){0});
-    spv_decorate(S, v->id, SpvDecorationBinding, 1, (uint32_t[]){(uint32_t)p->binding});
-    spv_decorate(S, v->id, S->fn->may_alias ? SpvDecorationAliased : SpvDecorationRestrict, 0, NULL);
-    spv_name(S, v->id, p->name);
+    if (!v->view_type || both) {
+        v->id = buffer_variable(S, p, v->elem_type, stride, alias);
+        spv_name(S, v->id, p->name);
+    }
 }
 
 static uint32_t scalar_slot_type(spv *S, const kc_type *t)
@@ -293,8 +372,12 @@ static void capability(spv *S, SpvCapability c)
 static void declare_capabilities(spv *S)
 {
     capability(S, SpvCapabilityShader);
-    if (S->need_int64)
+    if (S->need_int64 || S->view64)
         capability(S, SpvCapabilityInt64);
+    if (S->view64 && !S->need_int64) { /* only the views use 64-bit integers: libkcrt may narrow them */
+        spv_name(S, S->view64, "kc.view64");
+        spv_name(S, S->view64x2, "kc.view64x2");
+    }
     if (S->need_float16)
         capability(S, SpvCapabilityFloat16);
     if (S->need_storage16)
@@ -315,7 +398,7 @@ static void declare_capabilities(spv *S)
     }
     kc_spv_layout *L = S->layout;
     L->needs_float16 = S->need_float16;
-    L->needs_int64 = S->need_int64;
+    L->needs_int64 = S->need_int64 || S->view64; /* the bundle's features say what the module declares */
     L->needs_storage16 = S->need_storage16;
     L->needs_subgroups = S->need_sg_basic;
     L->needs_float_atomics = S->need_float_atomic;
@@ -376,8 +459,10 @@ static uint32_t *assemble(spv *S, uint32_t fn, size_t *nwords)
         for (int i = 0; i < S->vars.cap && ni < 600; i++)
             if (S->vars.keys[i]) {
                 const spv_var *v = S->vars.vals[i];
-                if (v->sc != SpvStorageClassFunction)
+                if (v->sc != SpvStorageClassFunction && v->id)
                     iface[ni++] = v->id;
+                if (v->view_id && ni < 600)
+                    iface[ni++] = v->view_id;
             }
     uint32_t pre[2] = {SpvExecutionModelGLCompute, fn};
     spv_op_str(&out, SpvOpEntryPoint, 2, pre, k->name, ni, iface);

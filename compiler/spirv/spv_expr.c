@@ -97,8 +97,19 @@ static uint32_t to_storage(spv *S, const spv_var *v, uint32_t x)
     return x;
 }
 
+/* An element of a buffer's wide view (spirv.c) */
+static uint32_t view_ptr(spv *S, const spv_var *v, uint32_t index)
+{
+    return spv_emit_op(S, SpvOpAccessChain, spv_type_ptr(S, v->sc, v->view_type), 3,
+                       (uint32_t[]){v->view_id, spv_const_i32(S, 0), index});
+}
+
 uint32_t spv_load_elem(spv *S, const spv_var *v, uint32_t index, const kc_type *t)
 {
+    if (v->view_id && index) {
+        uint32_t x = spv_emit_op(S, SpvOpLoad, v->view_type, 1, (uint32_t[]){view_ptr(S, v, index)});
+        return spv_emit_op(S, SpvOpBitcast, spv_type(S, t), 1, (uint32_t[]){x});
+    }
     uint32_t ptr = spv_elem_ptr(S, v, index, -1, t);
     uint32_t stored = v->bool_as_uint || v->float_as_uint ? spv_type_scalar(S, KC_S_UINT) : spv_type(S, t);
     uint32_t x = spv_emit_op(S, SpvOpLoad, stored, 1, (uint32_t[]){ptr});
@@ -107,6 +118,11 @@ uint32_t spv_load_elem(spv *S, const spv_var *v, uint32_t index, const kc_type *
 
 void spv_store_elem(spv *S, const spv_var *v, uint32_t index, int lane, uint32_t value, const kc_type *t)
 {
+    if (v->view_id && index && lane < 0) {
+        uint32_t x = spv_emit_op(S, SpvOpBitcast, v->view_type, 1, (uint32_t[]){value});
+        spv_op(&S->code, SpvOpStore, 2, (uint32_t[]){view_ptr(S, v, index), x});
+        return;
+    }
     uint32_t ptr = spv_elem_ptr(S, v, index, lane, t);
     spv_op(&S->code, SpvOpStore, 2, (uint32_t[]){ptr, to_storage(S, v, value)});
 }

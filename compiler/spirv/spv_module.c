@@ -83,6 +83,8 @@ uint32_t spv_type_scalar(spv *S, kc_scalar s)
 {
     char key[32];
     snprintf(key, sizeof(key), "s%d", (int)s);
+    if (s == KC_S_LONG || s == KC_S_ULONG)
+        S->need_int64 = true; /* on every use: the views' ulong does not count (spirv.c) */
     uint32_t id = cached(S, key);
     if (id)
         return id;
@@ -91,8 +93,8 @@ uint32_t spv_type_scalar(spv *S, kc_scalar s)
     case KC_S_BOOL: spv_op(&S->types, SpvOpTypeBool, 1, (uint32_t[]){id}); break;
     case KC_S_INT: spv_op(&S->types, SpvOpTypeInt, 3, (uint32_t[]){id, 32, 1}); break;
     case KC_S_UINT: spv_op(&S->types, SpvOpTypeInt, 3, (uint32_t[]){id, 32, 0}); break;
-    case KC_S_LONG: spv_op(&S->types, SpvOpTypeInt, 3, (uint32_t[]){id, 64, 1}); S->need_int64 = true; break;
-    case KC_S_ULONG: spv_op(&S->types, SpvOpTypeInt, 3, (uint32_t[]){id, 64, 0}); S->need_int64 = true; break;
+    case KC_S_LONG: spv_op(&S->types, SpvOpTypeInt, 3, (uint32_t[]){id, 64, 1}); break;
+    case KC_S_ULONG: spv_op(&S->types, SpvOpTypeInt, 3, (uint32_t[]){id, 64, 0}); break;
     case KC_S_HALF: spv_op(&S->types, SpvOpTypeFloat, 2, (uint32_t[]){id, 16}); break;
     case KC_S_FLOAT: spv_op(&S->types, SpvOpTypeFloat, 2, (uint32_t[]){id, 32}); break;
     default: return spv_type_void(S);

@@ -10,6 +10,8 @@
  */
 #include "vk_private.h"
 
+#include "rt_binary.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,9 +245,19 @@ static uint32_t spirv_minor_for(uint32_t api)
     return api >= VK_API_VERSION_1_3 ? 6 : api >= VK_API_VERSION_1_2 ? 5 : api >= VK_API_VERSION_1_1 ? 3 : 0;
 }
 
-static bool check_features(const vk_dev *d, unsigned f, char *why, size_t len)
+/* Does the device lack shaderInt64 for a module that uses 64-bit integers
+ * only as kc's views (rt_binary.h)? Then it runs the narrowed module. */
+static bool narrows_views(const vk_dev *d, const rt_module_desc *m)
+{
+    return !d->caps.int64 && (m->features & RT_F_INT64) && rt_spirv_has_views(m->binary, m->size);
+}
+
+static bool check_features(const vk_dev *d, const rt_module_desc *m, char *why, size_t len)
 {
     const vk_caps *c = &d->caps;
+    unsigned f = m->features;
+    if (narrows_views(d, m))
+        f &= ~(unsigned)RT_F_INT64;
     const struct {
         unsigned bit;
         bool have;
@@ -294,7 +306,7 @@ static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
         return rt_printf(why, len, "it is SPIR-V 1.%u, newer than Vulkan %u.%u accepts", m->spirv_minor,
                          VK_API_VERSION_MAJOR(d->caps.api), VK_API_VERSION_MINOR(d->caps.api)),
                false;
-    return check_features(d, m->features, why, len) && check_limits(d, m, why, len);
+    return check_features(d, m, why, len) && check_limits(d, m, why, len);
 }
 
 /* ---- pipelines ----------------------------------------------------------------------------------------- */
@@ -344,10 +356,15 @@ static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, cons
 static kcrt_status create_pipeline(vk_dev *d, const rt_module_desc *m, vk_module *mod)
 {
     VkShaderModuleCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = m->size};
-    uint32_t *words = malloc(m->size); /* aligned, as pCode must be */
+    uint32_t *words; /* aligned, as pCode must be */
+    if (narrows_views(d, m)) {
+        words = rt_spirv_narrow_views(m->binary, m->size, &si.codeSize);
+        rt_log(d->ctx, "%s: its 64-bit views narrowed to uint2/uint4 (the device has no shaderInt64)", mod->name);
+    } else if ((words = malloc(m->size)) != NULL) {
+        memcpy(words, m->binary, m->size);
+    }
     if (!words)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
-    memcpy(words, m->binary, m->size);
     si.pCode = words;
     VkShaderModule sm;
     kcrt_status s = vk_check(d, d->vkCreateShaderModule(d->dev, &si, NULL, &sm), "vkCreateShaderModule");

@@ -4,8 +4,11 @@
  * package) compiles in every variant to a module that SPIRV-Tools
  * validates for Vulkan 1.1, and for SPIR-V 1.4 and 1.5, whose entry-point
  * rules differ; capabilities appear exactly when a kernel needs them;
- * scalars spill to a storage buffer past the push-constant limit.
- * Running the modules is the runtime's tests' job.
+ * scalars spill to a storage buffer past the push-constant limit; vector
+ * buffers are read through wide views, and every module with views still
+ * validates once libkcrt has narrowed them for a device without
+ * shaderInt64 (runtime/binary.c). Running the modules is the runtime's
+ * tests' job.
  */
 #include "kc_test.h"
 
@@ -14,6 +17,7 @@
 #include "kc_dsl.h"
 #include "kc_ir.h"
 #include "kc_spirv.h"
+#include "rt_binary.h"
 
 static long max_variants_per_kernel = 48;
 static bool checked_build; /* kc build --checked: bounds checks in every module */
@@ -24,6 +28,31 @@ typedef struct sweep {
     const kc_func *k;
     long modules, failures, seen, stride;
 } sweep;
+
+static long narrowed_modules; /* modules with views, narrowed and validated again */
+
+static bool declares_int64(const uint32_t *w, size_t n)
+{
+    for (size_t i = 5; i < n; i += w[i] >> 16)
+        if ((w[i] & 0xffff) == 17 && w[i + 1] == 11) /* OpCapability Int64 */
+            return true;
+    return false;
+}
+
+/* The module as libkcrt runs it on a device without shaderInt64: valid,
+ * with no Int64 capability. NULL when it is, else what is wrong. */
+static char *narrowed_problem(const kc_spv_module *m, int minor)
+{
+    size_t bytes = 0;
+    uint32_t *w = rt_spirv_narrow_views(m->words, m->nwords * 4, &bytes);
+    if (!w)
+        return strdup("libkcrt could not narrow its views");
+    char *msg = kc_spv_validate(w, bytes / 4, minor);
+    if (!msg && declares_int64(w, bytes / 4))
+        msg = strdup("the narrowed module still declares Int64");
+    free(w);
+    return msg;
+}
 
 static bool emit(kc_ctx *c, const kc_program *p, const kc_func *k, const kc_ir_binding *b, int minor,
                  kc_spv_module *out)
@@ -47,6 +76,17 @@ static void one_variant(void *user, const kc_ir_binding *b)
         kc_spv_module m;
         if (emit(s->c, s->p, s->k, b, minor, &m)) {
             s->modules++;
+            char *problem = NULL;
+            if (rt_spirv_has_views(m.words, m.nwords * 4)) {
+                narrowed_modules++;
+                problem = narrowed_problem(&m, minor);
+            }
+            if (problem) {
+                fprintf(stderr, "%s %s (SPIR-V 1.%d) narrowed: %s\n", s->k->name,
+                        kc_ir_binding_text(&s->c->arena, b), minor, problem);
+                s->failures++;
+                free(problem);
+            }
             kc_spv_module_free(&m);
         } else {
             fprintf(stderr, "%s %s (SPIR-V 1.%d) failed:\n%s\n", s->k->name, kc_ir_binding_text(&s->c->arena, b),
@@ -106,8 +146,10 @@ static void every_kernel_validates(void **state)
     sweep_dir(KC_SRC("tests/ir/golden"), &modules, &failures, &files);
     sweep_dir(KC_SRC("tests/dsl/corpus/ok"), &modules, &failures, &files);
     sweep_dir(KC_SRC("kernels"), &modules, &failures, &files);
-    fprintf(stderr, "validated %ld modules from %d files\n", modules, files);
+    fprintf(stderr, "validated %ld modules from %d files, %ld of them narrowed too\n", modules, files,
+            narrowed_modules);
     assert_true(files >= 4);
+    assert_true(narrowed_modules >= modules / 4); /* most kernels read float4s */
     assert_int_equal(0, failures);
 }
 
@@ -236,6 +278,42 @@ static void no_contract_marks_its_arithmetic(void **state)
     free_compiled(&c);
 }
 
+/* Whole vector elements go through uint, ulong and ulong2 views of their
+ * buffers (compiler/spirv/spirv.c says why); a buffer also stored to one
+ * lane at a time keeps its vector view, both Aliased. The 64-bit views
+ * need Int64, which libkcrt narrows away for a device without it, to a
+ * module that validates. A kernel that uses 64-bit integers itself gets
+ * no names, and libkcrt leaves it alone. */
+static void vector_buffers_use_wide_views(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/spirv/kernels/views.kc", 3);
+    ASSERT_CONTAINS(c.text, "OpCapability Int64");
+    assert_true(c.m.layout.needs_int64);
+    ASSERT_CONTAINS(c.text, "OpName %kc_view64 \"kc.view64\"");
+    ASSERT_CONTAINS(c.text, "OpLoad %kc_view64x2 "); /* x */
+    assert_int_equal(2, count(c.text, "OpLoad %kc_view64 ")); /* h, k */
+    assert_int_equal(1, count(c.text, "OpLoad %uint ")); /* g */
+    assert_int_equal(4, count(c.text, "= OpBitcast %v")); /* the four loads, as vectors */
+    assert_int_equal(1, count(c.text, "= OpBitcast %kc_view64x2 ")); /* y's store */
+    assert_int_equal(1, count(c.text, "= OpBitcast %kc_view64 ")); /* z's whole store */
+    assert_int_equal(2, count(c.text, "Aliased")); /* z's two views */
+    ASSERT_CONTAINS(c.text, "OpDecorate %z Binding 5"); /* one binding, two variables */
+    ASSERT_CONTAINS(c.text, "OpDecorate %z_0 Binding 5");
+    assert_true(rt_spirv_has_views(c.m.words, c.m.nwords * 4));
+    char *problem = narrowed_problem(&c.m, 3);
+    if (problem)
+        fail_msg("%s", problem);
+    free_compiled(&c);
+
+    compile_file(&c, "tests/spirv/kernels/types.kc", 3); /* long and ulong of its own */
+    assert_true(c.m.layout.needs_int64);
+    assert_int_equal(0, count(c.text, "kc.view64"));
+    assert_false(rt_spirv_has_views(c.m.words, c.m.nwords * 4));
+    free_compiled(&c);
+}
+
 /* Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA
  * returns other values): a signed % is a - (a / b) * b through OpSDiv. */
 static void signed_remainder_avoids_opsrem(void **state)
@@ -321,6 +399,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(capabilities_only_when_used),
         cmocka_unit_test(library_arithmetic_is_exact),
         cmocka_unit_test(no_contract_marks_its_arithmetic),
+        cmocka_unit_test(vector_buffers_use_wide_views),
         cmocka_unit_test(signed_remainder_avoids_opsrem),
         cmocka_unit_test(scalars_spill_past_the_limit),
         cmocka_unit_test(interface_lists_follow_the_version),
