@@ -245,6 +245,11 @@ static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
     else if (r->peaks.known)
         fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s)\n", bullet, r->peaks.gb_per_s,
                 r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when);
+    else if (r->peaks.stale)
+        fprintf(out,
+                "%speaks      unknown: those measured %s came from an older kc's calibration kernels, which this "
+                "kc compiles to run faster; `kc bench --calibrate` measures them again\n",
+                bullet, *r->peaks.when ? r->peaks.when : "before");
     else
         fprintf(out, "%speaks      unknown: `kc bench --calibrate` measures them, for the roofline column\n",
                 bullet);

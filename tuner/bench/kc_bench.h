@@ -79,6 +79,7 @@ typedef struct kc_bench_peaks {
     char when[32];      /* measured: UTC time, ISO 8601 */
     char detail[320];   /* the variants and sizes that gave them */
     double steal;       /* measured: the host's CPU time stolen meanwhile (bench_host.c), -1 unknown */
+    bool stale;         /* not known: measured (when) by an older kc's calibration code */
 } kc_bench_peaks;
 
 /* $XDG_CACHE_HOME/kc/peaks.json (beside the tuning cache); NULL with err. */

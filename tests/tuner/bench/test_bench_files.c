@@ -480,6 +480,20 @@ static void peaks_file(void **state)
     kc_bench_peaks_find(path("peaks.json"), &b, &got);
     assert_string_equal("datasheet", got.source);
     assert_true(got.steal == -1);
+    /* an entry from an older kc's calibration code (no revision) is not used */
+    FILE *f = fopen(path("old.json"), "w");
+    assert_non_null(f);
+    fprintf(f, "{\"format\": \"kc-peaks/1\", \"devices\": {\"%s\": {\"gb_per_s\": 9.5, \"gflop_per_s\": 47,"
+               " \"when\": \"2026-12-01T10:00:00Z\"}}}",
+            a.key);
+    fclose(f);
+    kc_bench_peaks_find(path("old.json"), &a, &got);
+    assert_false(got.known);
+    assert_true(got.stale);
+    assert_string_equal("2026-12-01T10:00:00Z", got.when);
+    assert_true(kc_bench_peaks_store(path("old.json"), &a, &p, err, sizeof(err)));
+    kc_bench_peaks_find(path("old.json"), &a, &got);
+    assert_true(got.known && !got.stale);
 }
 
 static int setup(void **state)
