@@ -106,6 +106,8 @@ static uint32_t view_type(spv *S, const kc_type *t)
 {
     if (t->lanes < 2 || !(kc_type_is_float(t) || t->scalar == KC_S_INT || t->scalar == KC_S_UINT))
         return 0;
+    if (t->scalar == KC_S_HALF && !S->need_float16)
+        return 0; /* a half vector made by a bitcast needs Float16, which 16-bit storage alone does not give */
     uint32_t bytes = elem_size(t);
     if (bytes == 4)
         return spv_type_scalar(S, KC_S_UINT);

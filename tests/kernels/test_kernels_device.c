@@ -1197,9 +1197,9 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *k
         for (int j = 0; j < sh.lk; j++)
             mask[j] = -INFINITY;
     /* attention_f16: q, k, v as halves (rounded here, so that the reference reads the same values) */
-    kcrt_buffer *bq = half ? kd_in_half(q, nq) : kd_in(q, nq, false),
-                *bk = half ? kd_in_half(k, nk) : kd_in(k, nk, false),
-                *bv = half ? kd_in_half(vv, nv_) : kd_in(vv, nv_, false), *bm = kd_in(mask, nm, false),
+    kcrt_buffer *bq = half ? kd_in_half(q, nq) : kd_in(q, nq, true), /* attention_decode's float4 views */
+                *bk = half ? kd_in_half(k, nk) : kd_in(k, nk, true),
+                *bv = half ? kd_in_half(vv, nv_) : kd_in(vv, nv_, true), *bm = kd_in(mask, nm, false),
                 *by = half ? kd_out_half(n) : kd_out(n);
     double *mag = kd_bounds(n), *rows = kd_bounds((size_t)sh.bh * sh.lq), *bound = kd_bounds(n);
     kc_ref_attention(sh.bh, sh.lq, sh.lk, sh.d, sh.dv, scale, sh.mask_mode, sh.causal, q, k, vv, mask, want, mag,

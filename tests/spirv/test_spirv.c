@@ -307,6 +307,12 @@ static void vector_buffers_use_wide_views(void **state)
         fail_msg("%s", problem);
     free_compiled(&c);
 
+    compile_file(&c, "tests/spirv/kernels/views_half_storage.kc", 3); /* 16-bit storage, no Float16 */
+    assert_int_equal(0, count(c.text, "OpCapability Float16"));
+    assert_int_equal(0, count(c.text, "kc.view64"));
+    ASSERT_CONTAINS(c.text, "= OpLoad %v4half ");
+    free_compiled(&c);
+
     compile_file(&c, "tests/spirv/kernels/types.kc", 3); /* long and ulong of its own */
     assert_true(c.m.layout.needs_int64);
     assert_int_equal(0, count(c.text, "kc.view64"));
