@@ -467,7 +467,10 @@ static kc_expr *check_cast(sema *S, kc_expr *e)
     return e;
 }
 
-/* Vector constructors: kc_float4(a, b, c, d), or one scalar for all lanes. */
+/* Vector constructors: kc_float4(a, b, c, d), one scalar for all lanes,
+ * or a vector of as many lanes converted lane by lane (kc_float4(h) of a
+ * half4: C has no cast between vector types, clang's __builtin_convertvector
+ * in kc.h). */
 const kc_type *sema_ctor_type(const char *name)
 {
     static const struct {
@@ -489,6 +492,16 @@ static kc_expr *check_ctor(sema *S, kc_expr *e, const kc_type *t)
 {
     e->ctor = t;
     e->type = t;
+    if (e->args.len == 1 && ((kc_expr *)e->args.items[0])->type->kind == KC_TY_VECTOR) {
+        kc_expr *a = e->args.items[0];
+        if (a->type->lanes != t->lanes || a->type->scalar == KC_S_BOOL || a->type->scalar == KC_S_LONG ||
+            a->type->scalar == KC_S_ULONG) {
+            ERR(S, a->loc, "'%s' converts a vector of %d numbers (float, half, int, uint), not '%s'", e->name,
+                t->lanes, tname(S, a->type));
+            return sema_fail(e);
+        }
+        return kc_type_equal(a->type, t) ? a : sema_mk_cast(S, a, t);
+    }
     if (e->args.len != t->lanes && e->args.len != 1) {
         ERR(S, e->loc, "'%s' takes %d components (or 1 for all), but %d are given", e->name, t->lanes, e->args.len);
         return sema_fail(e);

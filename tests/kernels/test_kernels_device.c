@@ -1035,11 +1035,18 @@ static double kd_half_ulp(double v)
     return v >= 0x1p-14 ? ldexp(1.0, ilogb(v) - 10) : 0x1p-24;
 }
 
+/* x as halves, padded with NaN halves to a whole half4 (and one more
+ * half): attention_decode_f16 reads half4 views */
 static kcrt_buffer *kd_in_half(float *x, size_t n)
 {
     uint16_t *h = kd_halves(x, n);
-    kcrt_buffer *b = rt_buf_from(h, 2 * n + 2);
-    free(h);
+    size_t padded = (n + 4) / 4 * 4;
+    uint16_t *p = calloc(padded, 2);
+    memcpy(p, h, 2 * n);
+    for (size_t i = n; i < padded; i++)
+        p[i] = 0x7e00; /* NaN */
+    kcrt_buffer *b = rt_buf_from(p, 2 * padded);
+    free(h), free(p);
     return b;
 }
 
