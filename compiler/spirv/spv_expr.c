@@ -140,6 +140,16 @@ static uint32_t zero_or_one(spv *S, kc_scalar s, bool one)
     return spv_const(S, s, one, one ? 1.0 : 0.0);
 }
 
+/* 16-bit storage alone allows a half only width conversions (OpFConvert),
+ * so a half meets integers and bools by way of float. That gives the same
+ * value as a direct conversion: every integer a half can hold is exact in a
+ * float, and one too large to be exact there is too large for a half
+ * either way. */
+static bool half_meets_non_float(kc_scalar fs, kc_scalar ts)
+{
+    return (fs == KC_S_HALF && !kc_scalar_is_float(ts)) || (ts == KC_S_HALF && !kc_scalar_is_float(fs));
+}
+
 uint32_t spv_convert(spv *S, uint32_t v, const kc_type *from, const kc_type *to)
 {
     if (kc_type_equal(from, to))
@@ -147,6 +157,10 @@ uint32_t spv_convert(spv *S, uint32_t v, const kc_type *from, const kc_type *to)
     if (from->lanes == 1 && to->lanes > 1)
         return splat(S, spv_convert(S, v, from, scalar_of(to)), to);
     kc_scalar fs = from->scalar, ts = to->scalar;
+    if (half_meets_non_float(fs, ts)) {
+        const kc_type *f32 = kc_type_vector(KC_S_FLOAT, from->lanes);
+        return spv_convert(S, spv_convert(S, v, from, f32), f32, to);
+    }
     uint32_t rt = spv_type(S, to);
     if (fs == KC_S_BOOL)
         return spv_emit_op(S, SpvOpSelect, rt, 3, (uint32_t[]){v, zero_or_one(S, ts, true), zero_or_one(S, ts, false)});

@@ -737,6 +737,53 @@ static void test_conversions(void **state)
         kcrt_buffer_free(ou), kcrt_buffer_free(of), kcrt_buffer_free(oh);
 }
 
+/* half from and to integers and bools, against the C compiler's own
+ * _Float16 conversions. The integers reach past what a half holds (65504)
+ * and past what a float holds exactly (2^24), where a half is infinite. */
+static void test_half_integer_conversions(void **state)
+{
+    (void)state;
+    int n = 700;
+    rt_rng r = {26};
+    int *k = malloc(4 * (size_t)n);
+    uint32_t *u = malloc(4 * (size_t)n);
+    _Float16 *h = malloc(2 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        int range = i % 3 == 0 ? 3000 : i % 3 == 1 ? 70000 : 1 << 30;
+        k[i] = (int)rt_uniform(&r, (float)-range, (float)range);
+        u[i] = (uint32_t)rt_next(&r) >> (i % 20);
+        h[i] = (_Float16)rt_uniform(&r, i & 1 ? 0 : -30000, 30000);
+    }
+    int edges[] = {2049, 2051, -2049, 65504, 65519, 65520, -65520, 16777217, INT32_MIN, INT32_MAX, 0};
+    memcpy(k, edges, sizeof edges);
+    h[0] = (_Float16)-0.0f, h[1] = (_Float16)0.75f, h[2] = (_Float16)-1.5f, h[3] = (_Float16)65504.0f;
+    h[5] = (_Float16)65504.0f, h[7] = (_Float16)0.999f;
+    kcrt_buffer *bk = rt_buf_from(k, 4 * (size_t)n), *bu = rt_buf_from(u, 4 * (size_t)n),
+                *bh = rt_buf_from(h, 2 * (size_t)n);
+    kcrt_buffer *oh = rt_buf(8 * (size_t)n), *oi = rt_buf(16 * (size_t)n), *o4 = rt_buf(8 * (size_t)n);
+    rt_poison(oh, RT_BEEF), rt_poison(oi, RT_BEEF), rt_poison(o4, RT_BEEF);
+    kcrt_arg args[] = {KCRT_I32(n), KCRT_BUF(bk), KCRT_BUF(bu), KCRT_BUF(bh),
+                       KCRT_BUF(oh), KCRT_BUF(oi), KCRT_BUF(o4)};
+    ASSERT_OK(kcrt_launch(rt_kernel("half_ints"), args, 7));
+    _Float16 *gh = rt_read(oh), *g4 = rt_read(o4);
+    int *gi = rt_read(oi);
+    for (int i = 0; i < n; i++) {
+        _Float16 wh[4] = {(_Float16)k[i], (_Float16)u[i], (_Float16)(k[i] > 0), (_Float16)(long long)k[i]};
+        _Float16 w4[4] = {(_Float16)k[i], (_Float16)(int)(0u - (uint32_t)k[i]), (_Float16)(k[i] / 3), (_Float16)7};
+        int wi[4] = {(int)h[i], i & 1 ? (int)(uint32_t)h[i] : -1, h[i] != 0, h[i] != 0 ? 3 : 4};
+        if (memcmp(&gh[4 * i], wh, 8) != 0 || memcmp(&g4[4 * i], w4, 8) != 0)
+            fail_msg("element %d (k = %d, u = %u): oh %g %g %g %g o4 %g %g %g %g, expected %g %g %g %g and %g %g %g %g",
+                     i, k[i], u[i], (double)gh[4 * i], (double)gh[4 * i + 1], (double)gh[4 * i + 2],
+                     (double)gh[4 * i + 3], (double)g4[4 * i], (double)g4[4 * i + 1], (double)g4[4 * i + 2],
+                     (double)g4[4 * i + 3], (double)wh[0], (double)wh[1], (double)wh[2], (double)wh[3],
+                     (double)w4[0], (double)w4[1], (double)w4[2], (double)w4[3]);
+        rt_check_i32("oi", &gi[4 * i], wi, 4);
+    }
+    free(k), free(u), free(h), free(gh), free(g4), free(gi);
+    kcrt_buffer_free(bk), kcrt_buffer_free(bu), kcrt_buffer_free(bh), kcrt_buffer_free(oh), kcrt_buffer_free(oi),
+        kcrt_buffer_free(o4);
+}
+
 /* ---- multi-dimensional buffers, aliasing, spilled scalars, built-ins
  * ----------------------------------------- */
 
@@ -878,6 +925,7 @@ int main(void)
         cmocka_unit_test_teardown(test_scans_and_bits_every_variant, rt_teardown),
         cmocka_unit_test_teardown(test_fast_math, rt_teardown),
         cmocka_unit_test_teardown(test_conversions, rt_teardown),
+        cmocka_unit_test_teardown(test_half_integer_conversions, rt_teardown),
         cmocka_unit_test_teardown(test_multidimensional_buffers, rt_teardown),
         cmocka_unit_test_teardown(test_may_alias_runs_in_place, rt_teardown),
         cmocka_unit_test_teardown(test_spilled_scalars, rt_teardown),
