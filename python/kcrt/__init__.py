@@ -304,6 +304,7 @@ class Kernel:
         self._count(args, "a call")
         temps = self._fill(args, True)
         try:
+            temps += [(None, buf, False) for buf in self._pad_views(args)]
             _check(_c.kcrt_launch(self._ptr, self._args, len(self._params)), self.ctx._ptr)
             self.ctx.finish()
             for a, buf, back in temps:
@@ -326,7 +327,42 @@ class Kernel:
         """Queues one launch with Buffers (asynchronous: ctx.finish() waits)."""
         self._count(args, "a launch")
         self._fill(args, False)
-        _check(_c.kcrt_launch(self._ptr, self._args, len(self._params)), self.ctx._ptr)
+        padded = self._pad_views(args)
+        try:
+            _check(_c.kcrt_launch(self._ptr, self._args, len(self._params)), self.ctx._ptr)
+        finally:
+            for buf in padded:
+                buf.free()  # waits for the launch: the copy must outlive it
+
+    def _pad_views(self, args):
+        """A const vector view (float4 x[kc_cdiv(n, 4)]) reads whole elements,
+        so its buffer must be rounded up to one (docs/kernels.md, "Buffers").
+        kcrt's own tensors are; a wrapped one (kcrt.from_dlpack on CUDA or
+        HIP, ctx.wrap) holds exactly its bytes. Such a buffer goes to the
+        launch as a copy rounded up to whole elements (through the host: the
+        runtime has no device-side copy), freed after the launch, which
+        waits for it. Writable views are left to the runtime's size check:
+        a copy would lose what the kernel writes."""
+        padded = []
+        try:
+            for i, (p, a) in enumerate(zip(self._params, args)):
+                if p.kind == "scalar" or p.lanes == 1 or not p.readonly:
+                    continue
+                buf = a.buffer if isinstance(a, Tensor) else a
+                elem = p.lanes * p.dtype.itemsize
+                if not isinstance(buf, Buffer) or buf.nbytes % elem == 0:
+                    continue
+                raw = np.empty(buf.nbytes, np.uint8)
+                buf._read_raw(raw)
+                copy = Buffer(self.ctx, (buf.nbytes + elem - 1) // elem * elem)
+                copy._write_raw(raw)
+                padded.append(copy)
+                self._args[i].v.buf = copy._ptr
+        except BaseException:
+            for buf in padded:
+                buf.free()
+            raise
+        return padded
 
     def choice(self, *args):
         """(variant, reason) a launch with these arguments would use."""

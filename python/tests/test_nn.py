@@ -470,3 +470,39 @@ def test_module_level_functions(ops, monkeypatch, rng, tmp_path):
     with pytest.raises(kcrt.Error, match="no bundle: set KCRT_BUNDLE"):
         kcrt.nn.softmax(x)
     kcrt.nn._ops = None
+
+
+def exact_tensor(ops, a):
+    """a in a buffer of exactly its bytes, as a wrapped DLPack tensor's
+    (kcrt.from_dlpack on CUDA or HIP) is: not rounded up to 16 bytes."""
+    buf = ops.ctx.buffer(a.nbytes)
+    buf.write(np.ascontiguousarray(a))
+    return kcrt.Tensor(buf, a.shape, a.dtype)
+
+
+def test_exact_size_tensors_reach_the_vector_views(ops, rng):
+    # 3 x 7 floats: 84 bytes, where the float4 views of gemm, softmax and layernorm read 96
+    x, w, b = rand(rng, 3, 7), rand(rng, 5, 7), rand(rng, 5)
+    kx, kw = exact_tensor(ops, x), exact_tensor(ops, w)
+    mag = np.abs(x) @ np.abs(w).T + np.abs(b)
+    check(ops.linear(kx, kw, exact_tensor(ops, b)).numpy(), x @ w.T + b, 4 * 8 * EPS * mag + 1e-30)
+    check(ops.linear(exact_tensor(ops, x[:1, :]), kw).numpy(), x[:1] @ w.T, 4 * 8 * EPS * mag[:1] + 1e-30)  # gemv
+    check(ops.softmax(kx, -1).numpy(), F.softmax(t(x), -1).numpy(), np.full(x.shape, 1e-6))
+    check(ops.layer_norm(kx, 7).numpy(), F.layer_norm(t(x), (7,)).numpy(), 1e-5 + centring(x, 1, None, 1e-5))
+    xc, wc = rand(rng, 3, 11), rand(rng, 2, 3, 3)  # 33 and 18 floats
+    want = F.conv1d(t(xc[None]), t(wc))[0].numpy()
+    got = ops.conv1d(exact_tensor(ops, xc), exact_tensor(ops, wc)).numpy()
+    check(got, want, 2 * 10 * EPS * (F.conv1d(t(np.abs(xc)[None]), t(np.abs(wc)))[0].numpy()) + 1e-30)
+    # the inputs themselves are left as they were
+    np.testing.assert_array_equal(kx.numpy(), x)
+    np.testing.assert_array_equal(kw.numpy(), w)
+    # float16: 21 halves, where gemm_f16's half4 views read 24
+    xh, wh = x.astype(np.float16), w.astype(np.float16)
+    try:
+        got = ops.linear(exact_tensor(ops, xh), exact_tensor(ops, wh)).numpy()
+    except kcrt.Error as e:
+        if "16-bit storage" in str(e):
+            return
+        raise
+    want = (xh.astype(np.float64) @ wh.astype(np.float64).T)
+    check(got.astype(np.float64), want, np.abs(want) * 2.0 ** -10 + 8 * 8 * EPS * mag + 2.0 ** -24)
