@@ -307,7 +307,9 @@ class Ops:
         y = Tensor(self.ctx.buffer(_bytes(m * n)), x.shape[:-1] + (n,), np.float32)
         if m == 1:  # batch-1 decode: W as torch keeps it
             self._kernel(op, "gemv").launch(n, kdim, has_bias, w2, x, b, y)
-        else:  # C = A B with B = W^T (K x N)
+        elif "linear" in self.bundle.kernels:  # W as torch keeps it too (kernels/linear.kc)
+            self._kernel(op, "linear").launch(m, n, kdim, has_bias, 0, 0.0, x, w2, b, y)
+        else:  # a bundle from before linear.kc: C = A B with B = W^T, transposed through the host
             wt = self.ctx.tensor(np.ascontiguousarray(w2.numpy().T))
             self._kernel(op, "gemm").launch(m, n, kdim, has_bias, 0, 0.0, x, wt, b, y)
         return y if len(w.shape) == 2 else Tensor(y.buffer, x.shape[:-1], np.float32)
@@ -368,9 +370,10 @@ class Ops:
         return self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(t.numpy(), batch + t.shape[-2:]))), size
 
     def _linear_f16(self, op, input, weight, bias):
-        """linear on float16 tensors (kernels/gemm_f16.kc): half storage,
-        float sums, a float16 result, as torch's on half. Needs the device's
-        16-bit storage; a kcrt.Error says so where it has none."""
+        """linear on float16 tensors (kernels/linear_f16.kc, W as torch keeps
+        it): half storage, float sums, a float16 result, as torch's on half.
+        Needs the device's 16-bit storage; a kcrt.Error says so where it has
+        none."""
         x, w = self._half(op, "input", input), self._half(op, "weight", weight)
         if len(w.shape) != 2:
             _fail(op, "the float16 path takes a 2-D weight, got %s" % list(w.shape))
@@ -381,9 +384,12 @@ class Ops:
                 rows, x.shape[-1] if x.shape else 0, kdim, n))
         m = int(np.prod(x.shape[:-1], dtype=np.int64))
         b = self._zeros(n) if bias is None else self._float_vector(op, "bias", bias, n)
-        wt = self.ctx.tensor(np.ascontiguousarray(w.numpy().T))
         y = self._half_out(x.shape[:-1] + (n,))
-        self._launch_f16(op, "gemm_f16", m, n, kdim, bias is not None, x, wt, b, y)
+        if "linear_f16" in self.bundle.kernels:
+            self._launch_f16(op, "linear_f16", m, n, kdim, bias is not None, x, w, b, y)
+        else:  # a bundle from before linear_f16.kc: gemm_f16 on W^T, transposed through the host
+            wt = self.ctx.tensor(np.ascontiguousarray(w.numpy().T))
+            self._launch_f16(op, "gemm_f16", m, n, kdim, bias is not None, x, wt, b, y)
         return y
 
     def _launch_f16(self, op, kernel, *args):
@@ -403,7 +409,10 @@ class Ops:
 
     def _float_vector(self, op, name, v, n):
         """A float16 op's bias (float16 or float32, n values) as float32 on the
-        device: the kernels add it to their float sums."""
+        device: the kernels add it to their float sums. A float32 tensor of
+        this context is used as it is (no read-back)."""
+        if isinstance(v, Tensor) and v.ctx is self.ctx and v.dtype == np.float32 and v.shape == (n,):
+            return v
         a = v.numpy() if isinstance(v, Tensor) else np.asarray(v)
         if a.shape != (n,):
             _fail(op, "expected %s of size [%d], but got %s of size %s" % (name, n, name, list(a.shape)))

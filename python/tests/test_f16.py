@@ -1,4 +1,4 @@
-"""The float16 paths (kernels/gemm_f16.kc behind kcrt.nn.linear,
+"""The float16 paths (kernels/linear_f16.kc behind kcrt.nn.linear,
 conv1d_f16.kc behind conv1d, attention_f16.kc behind
 scaled_dot_product_attention) against torch: the same op on the same
 float16 values computed in float64, then rounded to float16 once. Bound:

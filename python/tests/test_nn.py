@@ -165,6 +165,29 @@ def test_linear(ops, rng, lead, k, n, bias):
     assert got1.shape == lead
 
 
+def test_linear_reads_the_weight_where_it_is(ops, rng, monkeypatch):
+    # linear of more than one row runs on W as torch keeps it: nothing is read back to the host (a sync and
+    # two trips of the weight per layer on a GPU), in float32 and in float16 (a float32 bias)
+    x, w, b = rand(rng, 6, 20), rand(rng, 9, 20), rand(rng, 9)
+    kx, kw, kb = ops.ctx.tensor(x), ops.ctx.tensor(w), ops.ctx.tensor(b)
+    hx, hw = ops.ctx.tensor(x.astype(np.float16)), ops.ctx.tensor(w.astype(np.float16))
+    monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: pytest.fail("linear read a tensor back to the host"))
+    y = ops.linear(kx, kw, kb)
+    try:
+        yh = ops.linear(hx, hw, kb)
+    except kcrt.Error as e:
+        if "16-bit storage" not in str(e):
+            raise
+        yh = None
+    monkeypatch.undo()
+    mag = np.abs(x) @ np.abs(w).T + np.abs(b)
+    check(y.numpy(), x @ w.T + b, 2 * 20 * EPS * mag + 1e-30)
+    if yh is not None:
+        xh, wh = x.astype(np.float16).astype(np.float64), w.astype(np.float16).astype(np.float64)
+        want = xh @ wh.T + b
+        check(yh.numpy().astype(np.float64), want, np.abs(want) * 2.0 ** -10 + 22 * EPS * mag + 2.0 ** -24)
+
+
 @pytest.mark.parametrize("shape,norm,affine", [((1, 1), 1, True), ((3, 768), 768, True), ((2, 5, 7), 7, False),
                                                ((4, 6, 10), (6, 10), True), ((1000,), 1000, True)])
 def test_layer_norm(ops, rng, shape, norm, affine):
@@ -481,7 +504,7 @@ def exact_tensor(ops, a):
 
 
 def test_exact_size_tensors_reach_the_vector_views(ops, rng):
-    # 3 x 7 floats: 84 bytes, where the float4 views of gemm, softmax and layernorm read 96
+    # 3 x 7 floats: 84 bytes, where the float4 views of linear, softmax and layernorm read 96
     x, w, b = rand(rng, 3, 7), rand(rng, 5, 7), rand(rng, 5)
     kx, kw = exact_tensor(ops, x), exact_tensor(ops, w)
     mag = np.abs(x) @ np.abs(w).T + np.abs(b)
@@ -496,7 +519,7 @@ def test_exact_size_tensors_reach_the_vector_views(ops, rng):
     # the inputs themselves are left as they were
     np.testing.assert_array_equal(kx.numpy(), x)
     np.testing.assert_array_equal(kw.numpy(), w)
-    # float16: 21 halves, where gemm_f16's half4 views read 24
+    # float16: 21 halves, where linear_f16's half4 views read 24
     xh, wh = x.astype(np.float16), w.astype(np.float16)
     try:
         got = ops.linear(exact_tensor(ops, xh), exact_tensor(ops, wh)).numpy()

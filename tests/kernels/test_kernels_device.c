@@ -1126,8 +1126,12 @@ static kcrt_buffer *kd_out_half(size_t n)
 
 /* Half inputs, float sums (gamma(K + 2) of |bias| + sum |a b|, the
  * reference's mag), one rounding to half (kd_run_f16). */
-static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, const char *const *v, int nv)
+static void *kd_transpose(const void *b, int K, int N, size_t size);
+
+/* gemm_f16, or with `linear` linear_f16 (B given as W = B^T) */
+static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, bool linear, const char *const *v, int nv)
 {
+    const char *kernel = linear ? "linear_f16" : "gemm_f16";
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *fa = kd_normal(r, na, 0, 1), *fb = kd_normal(r, nb, 0, 1), *bias = kd_uniform(r, (size_t)N, -1, 1);
     uint16_t *A = kd_halves(fa, na), *B = kd_halves(fb, nb), *C = malloc(2 * nc + 2);
@@ -1135,17 +1139,18 @@ static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, const c
     kc_ref_gemm_f16(M, N, K, has_bias, A, B, bias, C, mag);
     for (size_t i = 0; i < nc; i++)
         mag[i] *= 2 * gamma_n(K + 2);
-    kcrt_buffer *ba = kd_buf_halves(A, na), *bb = kd_buf_halves(B, nb),
+    uint16_t *W = linear ? kd_transpose(B, K, N, sizeof *B) : NULL;
+    kcrt_buffer *ba = kd_buf_halves(A, na), *bb = kd_buf_halves(linear ? W : B, nb),
                 *bbias = kd_in(bias, (size_t)N, false), *bc = kd_out_half(nc);
-    kd_case c = {.kernel = "gemm_f16", .nargs = 8, .out = bc, .n = nc, .bound = mag,
-                 .l2tol = kd_info("gemm_f16")->tolerance};
+    kd_case c = {.kernel = kernel, .nargs = 8, .out = bc, .n = nc, .bound = mag,
+                 .l2tol = kd_info(kernel)->tolerance};
     snprintf(c.shape, sizeof c.shape, "M=%d N=%d K=%d has_bias=%d", M, N, K, has_bias);
     kcrt_arg args[] = {KCRT_I32(M),   KCRT_I32(N),   KCRT_I32(K),      KCRT_BOOL(has_bias),
                        KCRT_BUF(ba),  KCRT_BUF(bb),  KCRT_BUF(bbias), KCRT_BUF(bc)};
     memcpy(c.args, args, sizeof args);
     kd_run_f16(&c, C, v, nv);
     kcrt_buffer_free(ba), kcrt_buffer_free(bb), kcrt_buffer_free(bbias), kcrt_buffer_free(bc);
-    free(A), free(B), free(C), free(fa), free(fb), free(bias), free(mag);
+    free(A), free(B), free(W), free(C), free(fa), free(fb), free(bias), free(mag);
 }
 
 /* want as halves (the reference's float results rounded once) */
@@ -1187,8 +1192,27 @@ static void test_gemm_f16(void **state)
     static const int shapes[][4] = {{1, 1, 1, 1}, {3, 5, 7, 0}, {17, 33, 13, 1}, {67, 130, 45, 1}, {65, 63, 257, 1},
                                     {140, 96, 768, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], v, nv);
+        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], false, v, nv);
     kd_report("gemm_f16 (a sample of its variants)", nv, kd_info("gemm_f16")->tolerance);
+}
+
+/* linear_f16: linear.kc's reading of W with gemm_f16's half views */
+static void test_linear_f16(void **state)
+{
+    (void)state;
+    if (!kd_has_storage16())
+        skip();
+    rt_rng r = kd_rng(0x11f16);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("linear_f16", v, KD_SAMPLE / 2, &r);
+    kd_force_variant("linear_f16", v, nv, 1, "BM=64,BN=128,BK=16,TM=8,TN=8,PF=1,BC=8");
+    kd_force_variant("linear_f16", v, nv, 2, "BM=32,BN=32,BK=8,TM=2,TN=4,PF=0,BC=0");
+    kd_begin();
+    /* one element; W's rows off half4s (odd K) and on them; edge tiles */
+    static const int shapes[][4] = {{1, 1, 1, 1}, {3, 5, 7, 0}, {17, 33, 13, 1}, {67, 130, 44, 1}, {65, 63, 257, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], true, v, nv);
+    kd_report("linear_f16 (a sample of its variants)", nv, kd_info("linear_f16")->tolerance);
 }
 
 /* ---- attention ------------------------------------------------------------------------------- */
@@ -1378,8 +1402,22 @@ typedef struct gemm_shape {
     float alpha;
 } gemm_shape;
 
-static void gemm_case(rt_rng *r, gemm_shape s, const char *const *v, int nv)
+/* W = B^T (N x K), what linear.kc and linear_f16.kc read */
+static void *kd_transpose(const void *b, int K, int N, size_t size)
 {
+    char *w = malloc((size_t)K * N * size + size);
+    assert_non_null(w);
+    for (int k = 0; k < K; k++)
+        for (int n = 0; n < N; n++)
+            memcpy(w + ((size_t)n * K + k) * size, (const char *)b + ((size_t)k * N + n) * size, size);
+    return w;
+}
+
+/* gemm, or with `linear` linear.kc: the same product with B given as W =
+ * B^T, torch's weight */
+static void gemm_case(rt_rng *r, gemm_shape s, bool linear, const char *const *v, int nv)
+{
+    const char *kernel = linear ? "linear" : "gemm";
     size_t na = (size_t)s.M * s.K, nb = (size_t)s.K * s.N, nc = (size_t)s.M * s.N;
     float *A = kd_uniform(r, na, -1, 1), *B = kd_uniform(r, nb, -1, 1),
           *bias = kd_uniform(r, (size_t)s.N, -1, 1);
@@ -1391,15 +1429,17 @@ static void gemm_case(rt_rng *r, gemm_shape s, const char *const *v, int nv)
     double lip = s.act == KC_REF_ACT_GELU ? 1.13 : s.act == KC_REF_ACT_LEAKY ? fmax(1, fabs(s.alpha)) : 1;
     for (size_t i = 0; i < nc; i++)
         bound[i] = lip * gamma_n(s.K + 2) * S[i] + 4 * KD_U * (S[i] + fabs(want[i]));
-    kcrt_buffer *bA = kd_in(A, na, true), *bB = kd_in(B, nb, true), *bbias = kd_in(bias, (size_t)s.N, false);
+    float *W = linear ? kd_transpose(B, s.K, s.N, sizeof *B) : NULL;
+    kcrt_buffer *bA = kd_in(A, na, true), *bB = kd_in(linear ? W : B, nb, true),
+                *bbias = kd_in(bias, (size_t)s.N, false);
     kcrt_buffer *bC = kd_out(nc);
-    kd_case c = {.kernel = "gemm",
+    kd_case c = {.kernel = kernel,
                  .nargs = 10,
                  .out = bC,
                  .n = nc,
                  .want = want,
                  .bound = bound,
-                 .l2tol = kd_info("gemm")->tolerance};
+                 .l2tol = kd_info(kernel)->tolerance};
     snprintf(c.shape, sizeof c.shape, "M=%d N=%d K=%d has_bias=%d act=%d alpha=%g", s.M, s.N, s.K, s.has_bias,
              s.act, s.alpha);
     kcrt_arg args[] = {KCRT_I32(s.M),   KCRT_I32(s.N),     KCRT_I32(s.K), KCRT_BOOL(s.has_bias),
@@ -1408,7 +1448,7 @@ static void gemm_case(rt_rng *r, gemm_shape s, const char *const *v, int nv)
     memcpy(c.args, args, sizeof args);
     kd_run(&c, v, nv);
     kcrt_buffer_free(bA), kcrt_buffer_free(bB), kcrt_buffer_free(bbias), kcrt_buffer_free(bC);
-    free(A), free(B), free(bias), free(want), free(S), free(bound), free(aA), free(aB), free(abias);
+    free(A), free(B), free(W), free(bias), free(want), free(S), free(bound), free(aA), free(aB), free(abias);
 }
 
 /* A single element; rows and columns no multiple of 4 (A's and B's rows
@@ -1455,8 +1495,27 @@ static void test_gemm(void **state)
     int n = (int)(sizeof gemm_cases / sizeof gemm_cases[0]);
     kd_begin();
     for (int i = 0; i < n; i++)
-        gemm_case(&r, gemm_cases[i], v, nv);
+        gemm_case(&r, gemm_cases[i], false, v, nv);
     kd_report("gemm (a sample of its variants)", nv, kd_info("gemm")->tolerance);
+}
+
+/* linear.kc: gemm's body reading W = B^T along its rows, a sample of
+ * its variants over gemm's cases (W's rows off float4s where K is odd:
+ * kc_load4's shifts in both designs; K a multiple of 4: the BC design's
+ * one load a float4), with the broadcast designs forced in. */
+static void test_linear(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0x11e);
+    const char *v[KD_SAMPLE];
+    int nv = kd_sample_variants("linear", v, KD_SAMPLE / 2, &r);
+    kd_force_variant("linear", v, nv, 1, "BM=64,BN=128,BK=16,TM=8,TN=8,PF=1,BC=8");
+    kd_force_variant("linear", v, nv, 2, "BM=32,BN=256,BK=4,TM=16,TN=8,PF=1,BC=0");
+    int n = (int)(sizeof gemm_cases / sizeof gemm_cases[0]);
+    kd_begin();
+    for (int i = 0; i < n; i++)
+        gemm_case(&r, gemm_cases[i], true, v, nv);
+    kd_report("linear (a sample of its variants)", nv, kd_info("linear")->tolerance);
 }
 
 /* ---- bmm ------------------------------------------------------------------------------------- */
@@ -2070,7 +2129,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "bmm", "gemv",
-                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16"};
+                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16", "linear", "linear_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -2086,9 +2145,9 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "interp1d"))
                 interp1d_case(&r, I("rows", 1), I("t_in", 0), I("t_out", 0), I("mode", 0), I("align_corners", 0),
                               v, nv);
-            else if (!strcmp(kernels[k], "gemm_f16")) {
+            else if (!strcmp(kernels[k], "gemm_f16") || !strcmp(kernels[k], "linear_f16")) {
                 if (kd_has_storage16())
-                    gemm_f16_case(&r, I("M", 1), I("N", 1), I("K", 1), true, v, nv);
+                    gemm_f16_case(&r, I("M", 1), I("N", 1), I("K", 1), true, kernels[k][0] == 'l', v, nv);
             } else if (!strcmp(kernels[k], "gru_step"))
                 gru_step_case(&r, I("batch", 1), I("hidden", 1), I("steps", 1), I("t", 0), v, nv);
             else if (!strcmp(kernels[k], "conv2d"))
@@ -2127,7 +2186,9 @@ static void test_real_shapes(void **state)
             else if (!strcmp(kernels[k], "pad1d"))
                 pad1d_case(&r, I("rows", 1), I("t_in", 0), I("left", 0), I("right", 0), I("mode", 0), v, nv);
             else if (!strcmp(kernels[k], "gemm"))
-                gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, v, nv);
+                gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, false, v, nv);
+            else if (!strcmp(kernels[k], "linear"))
+                gemm_case(&r, (gemm_shape){I("M", 0), I("N", 0), I("K", 0), true, I("act", 0), 0.1f}, true, v, nv);
             else if (!strcmp(kernels[k], "bmm"))
                 bmm_case(&r,
                          (bmm_shape){I("batch", 1), I("M", 0), I("N", 0), I("K", 0), I("sa", 1) == 0, I("sb", 1) == 0,
@@ -2168,7 +2229,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "bmm", "gemv",
-                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16"};
+                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16", "linear", "linear_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -2256,6 +2317,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_conv2d, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_gru_step, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_gemm_f16, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_linear_f16, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
@@ -2265,6 +2327,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_conv1d_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_conv_transpose1d, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_gemm, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_linear, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_bmm, kd_load, kd_unload),
     };
     kd_seed = kd_pick_seed();
