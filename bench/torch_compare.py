@@ -63,6 +63,19 @@ def ops(torch, dev):
                 post[1]()
         return "torch.addmm" + (" + " + post[0] if post else ""), run
 
+    def linear(s):  # has_bias true: y = act(x W^T + bias), W as torch keeps it
+        x, w, bias = rnd(s["M"], s["K"]), rnd(s["N"], s["K"]), rnd(s["N"])
+        act = s.get("act", 0)
+        post = {1: ("relu", F.relu), 2: ("gelu tanh", lambda y: F.gelu(y, approximate="tanh")),
+                3: ("leaky_relu", lambda y: F.leaky_relu(y, f))}.get(act)
+        if post:
+            return "F.linear + " + post[0], lambda: post[1](F.linear(x, w, bias))
+        return "F.linear", lambda: F.linear(x, w, bias)
+
+    def linear_f16(s):
+        x, w, bias = (t.half() for t in (rnd(s["M"], s["K"]), rnd(s["N"], s["K"]), rnd(s["N"])))
+        return "F.linear (float16)", lambda: F.linear(x, w, bias)
+
     def matmul(s):  # bench/kernels' matmul(m, n, k)
         a, b = rnd(s["m"], s["k"]), rnd(s["k"], s["n"])
         c = torch.empty(s["m"], s["n"], device=dev)
@@ -140,7 +153,7 @@ def ops(torch, dev):
             "layernorm": layernorm, "conv1d": conv1d, "conv_transpose1d": conv_transpose1d,
             "attention": attention, "attention_decode": attention,
             "attention_f16": half_attention, "attention_decode_f16": half_attention,
-            "gemm_f16": gemm_f16, "conv1d_f16": conv1d_f16}
+            "gemm_f16": gemm_f16, "conv1d_f16": conv1d_f16, "linear": linear, "linear_f16": linear_f16}
 
 
 def time_ms(torch, fn, repeat, dev):

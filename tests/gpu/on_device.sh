@@ -179,7 +179,7 @@ device_args() { # $1: backend -> the kc bench/tune arguments that pick the NVIDI
 }
 
 step_half() {
-    local half=(--kernel gemm --kernel gemm_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention
+    local half=(--kernel gemm --kernel gemm_f16 --kernel linear --kernel linear_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention
         --kernel attention_f16 --kernel attention_decode --kernel attention_decode_f16 --kernel bmm
         --kernel conv_transpose1d) b cols=()
     for b in cuda vulkan; do
@@ -230,7 +230,7 @@ step_rvctest() {
     done
 }
 
-kernels=(--kernel gemm --kernel conv1d --kernel conv_transpose1d --kernel softmax --kernel layernorm)
+kernels=(--kernel gemm --kernel linear --kernel conv1d --kernel conv_transpose1d --kernel softmax --kernel layernorm)
 big=(--kernel gemm --shape M=1024,N=1024,K=1024,act=0 --shape M=4096,N=4096,K=4096,act=0)
 bench() { # $1: backend; $2: label; the rest: kc bench's arguments
     local b=$1 label=$2
