@@ -370,8 +370,9 @@ class Ops:
         return self.ctx.tensor(np.ascontiguousarray(np.broadcast_to(t.numpy(), batch + t.shape[-2:]))), size
 
     def _linear_f16(self, op, input, weight, bias):
-        """linear on float16 tensors (kernels/linear_f16.kc, W as torch keeps
-        it): half storage, float sums, a float16 result, as torch's on half.
+        """linear on float16 tensors (kernels/linear_f16.kc, gemv_f16.kc for
+        one row; W as torch keeps it): half storage, float sums, a float16
+        result, as torch's on half.
         Needs the device's 16-bit storage; a kcrt.Error says so where it has
         none."""
         x, w = self._half(op, "input", input), self._half(op, "weight", weight)
@@ -385,7 +386,9 @@ class Ops:
         m = int(np.prod(x.shape[:-1], dtype=np.int64))
         b = self._zeros(n) if bias is None else self._float_vector(op, "bias", bias, n)
         y = self._half_out(x.shape[:-1] + (n,))
-        if "linear_f16" in self.bundle.kernels:
+        if m == 1 and "gemv_f16" in self.bundle.kernels:  # a decode step: gemv's body on half4 views
+            self._launch_f16(op, "gemv_f16", n, kdim, bias is not None, w, x, b, y)
+        elif "linear_f16" in self.bundle.kernels:
             self._launch_f16(op, "linear_f16", m, n, kdim, bias is not None, x, w, b, y)
         else:  # a bundle from before linear_f16.kc: gemm_f16 on W^T, transposed through the host
             wt = self.ctx.tensor(np.ascontiguousarray(w.numpy().T))

@@ -50,7 +50,7 @@ def run_or_skip(fn):
 
 
 @pytest.mark.parametrize("lead,k,n,bias", [((1,), 1, 1, True), ((3,), 7, 5, False), ((140,), 768, 96, True),
-                                           ((2, 33), 45, 130, True), ((1,), 257, 63, True)])
+                                           ((2, 33), 45, 130, True), ((1,), 257, 63, True), ((1, 1), 1028, 70, False)])
 def test_linear_f16(ops, rng, lead, k, n, bias):
     x = rng.standard_normal(lead + (k,)).astype(np.float16)
     w = (rng.standard_normal((n, k)) / np.sqrt(k)).astype(np.float16)

@@ -166,26 +166,27 @@ def test_linear(ops, rng, lead, k, n, bias):
 
 
 def test_linear_reads_the_weight_where_it_is(ops, rng, monkeypatch):
-    # linear of more than one row runs on W as torch keeps it: nothing is read back to the host (a sync and
-    # two trips of the weight per layer on a GPU), in float32 and in float16 (a float32 bias)
+    # linear runs on W as torch keeps it: nothing is read back to the host (a sync and two trips of the weight
+    # per layer on a GPU), for 6 rows and for one (a decode step), in float32 and in float16 (a float32 bias)
     x, w, b = rand(rng, 6, 20), rand(rng, 9, 20), rand(rng, 9)
-    kx, kw, kb = ops.ctx.tensor(x), ops.ctx.tensor(w), ops.ctx.tensor(b)
-    hx, hw = ops.ctx.tensor(x.astype(np.float16)), ops.ctx.tensor(w.astype(np.float16))
-    monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: pytest.fail("linear read a tensor back to the host"))
-    y = ops.linear(kx, kw, kb)
-    try:
-        yh = ops.linear(hx, hw, kb)
-    except kcrt.Error as e:
-        if "16-bit storage" not in str(e):
-            raise
-        yh = None
-    monkeypatch.undo()
     mag = np.abs(x) @ np.abs(w).T + np.abs(b)
-    check(y.numpy(), x @ w.T + b, 2 * 20 * EPS * mag + 1e-30)
-    if yh is not None:
-        xh, wh = x.astype(np.float16).astype(np.float64), w.astype(np.float16).astype(np.float64)
-        want = xh @ wh.T + b
-        check(yh.numpy().astype(np.float64), want, np.abs(want) * 2.0 ** -10 + 22 * EPS * mag + 2.0 ** -24)
+    kw, kb, hw = ops.ctx.tensor(w), ops.ctx.tensor(b), ops.ctx.tensor(w.astype(np.float16))
+    for rows in (6, 1):
+        kx, hx = ops.ctx.tensor(x[:rows]), ops.ctx.tensor(x[:rows].astype(np.float16))
+        monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: pytest.fail("linear read a tensor back to the host"))
+        y = ops.linear(kx, kw, kb)
+        try:
+            yh = ops.linear(hx, hw, kb)
+        except kcrt.Error as e:
+            if "16-bit storage" not in str(e):
+                raise
+            yh = None
+        monkeypatch.undo()
+        check(y.numpy(), x[:rows] @ w.T + b, 2 * 20 * EPS * mag[:rows] + 1e-30)
+        if yh is not None:
+            xh, wh = x[:rows].astype(np.float16).astype(np.float64), w.astype(np.float16).astype(np.float64)
+            want = xh @ wh.T + b
+            check(yh.numpy().astype(np.float64), want, np.abs(want) * 2.0 ** -10 + 22 * EPS * mag[:rows] + 2.0 ** -24)
 
 
 @pytest.mark.parametrize("shape,norm,affine", [((1, 1), 1, True), ((3, 768), 768, True), ((2, 5, 7), 7, False),

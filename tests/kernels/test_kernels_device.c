@@ -1128,10 +1128,16 @@ static kcrt_buffer *kd_out_half(size_t n)
  * reference's mag), one rounding to half (kd_run_f16). */
 static void *kd_transpose(const void *b, int K, int N, size_t size);
 
-/* gemm_f16, or with `linear` linear_f16 (B given as W = B^T) */
-static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, bool linear, const char *const *v, int nv)
+/* Which kernel gemm_f16_case runs: gemm_f16 (B: K x N), linear_f16 (B
+ * given as W = B^T) or gemv_f16 (W and x for M = 1) */
+typedef enum { KD_GEMM_F16, KD_LINEAR_F16, KD_GEMV_F16 } kd_f16_product;
+
+static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, kd_f16_product kind, const char *const *v,
+                          int nv)
 {
-    const char *kernel = linear ? "linear_f16" : "gemm_f16";
+    static const char *const names[] = {"gemm_f16", "linear_f16", "gemv_f16"};
+    const char *kernel = names[kind];
+    bool linear = kind != KD_GEMM_F16;
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *fa = kd_normal(r, na, 0, 1), *fb = kd_normal(r, nb, 0, 1), *bias = kd_uniform(r, (size_t)N, -1, 1);
     uint16_t *A = kd_halves(fa, na), *B = kd_halves(fb, nb), *C = malloc(2 * nc + 2);
@@ -1147,7 +1153,13 @@ static void gemm_f16_case(rt_rng *r, int M, int N, int K, bool has_bias, bool li
     snprintf(c.shape, sizeof c.shape, "M=%d N=%d K=%d has_bias=%d", M, N, K, has_bias);
     kcrt_arg args[] = {KCRT_I32(M),   KCRT_I32(N),   KCRT_I32(K),      KCRT_BOOL(has_bias),
                        KCRT_BUF(ba),  KCRT_BUF(bb),  KCRT_BUF(bbias), KCRT_BUF(bc)};
-    memcpy(c.args, args, sizeof args);
+    kcrt_arg gemv[] = {KCRT_I32(N), KCRT_I32(K), KCRT_BOOL(has_bias), KCRT_BUF(bb), KCRT_BUF(ba), KCRT_BUF(bbias),
+                       KCRT_BUF(bc)};
+    assert_true(kind != KD_GEMV_F16 || M == 1);
+    if (kind == KD_GEMV_F16)
+        memcpy(c.args, gemv, sizeof gemv), c.nargs = 7;
+    else
+        memcpy(c.args, args, sizeof args);
     kd_run_f16(&c, C, v, nv);
     kcrt_buffer_free(ba), kcrt_buffer_free(bb), kcrt_buffer_free(bbias), kcrt_buffer_free(bc);
     free(A), free(B), free(W), free(C), free(fa), free(fb), free(bias), free(mag);
@@ -1192,7 +1204,7 @@ static void test_gemm_f16(void **state)
     static const int shapes[][4] = {{1, 1, 1, 1}, {3, 5, 7, 0}, {17, 33, 13, 1}, {67, 130, 45, 1}, {65, 63, 257, 1},
                                     {140, 96, 768, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], false, v, nv);
+        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], KD_GEMM_F16, v, nv);
     kd_report("gemm_f16 (a sample of its variants)", nv, kd_info("gemm_f16")->tolerance);
 }
 
@@ -1211,8 +1223,26 @@ static void test_linear_f16(void **state)
     /* one element; W's rows off half4s (odd K) and on them; edge tiles */
     static const int shapes[][4] = {{1, 1, 1, 1}, {3, 5, 7, 0}, {17, 33, 13, 1}, {67, 130, 44, 1}, {65, 63, 257, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], true, v, nv);
+        gemm_f16_case(&r, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], KD_LINEAR_F16, v, nv);
     kd_report("linear_f16 (a sample of its variants)", nv, kd_info("linear_f16")->tolerance);
+}
+
+/* gemv_f16: gemv's body with half4 views, every variant; test_gemv's
+ * cases (W's rows at every lane of a half4, K past the widest step,
+ * SG = 1's several rows a subgroup) */
+static void test_gemv_f16(void **state)
+{
+    (void)state;
+    if (!kd_has_storage16())
+        skip();
+    rt_rng r = kd_rng(0x76f16);
+    const char *v[KD_MAXV];
+    int nv = kd_every_variant("gemv_f16", v);
+    kd_begin();
+    static const int cases[][3] = {{1, 1, 0}, {13, 37, 1}, {70, 258, 0}, {9, 4133, 1}, {3, 6, 1}, {70, 1028, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        gemm_f16_case(&r, 1, cases[i][0], cases[i][1], cases[i][2], KD_GEMV_F16, v, nv);
+    kd_report("gemv_f16", nv, kd_info("gemv_f16")->tolerance);
 }
 
 /* ---- attention ------------------------------------------------------------------------------- */
@@ -2129,7 +2159,7 @@ static void test_real_shapes(void **state)
     (void)state;
     rt_rng r = kd_rng(0x7e);
     static const char *kernels[] = {"saxpy",  "gemm",   "bmm", "gemv",
-                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16", "linear", "linear_f16"};
+                                    "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16", "linear", "linear_f16", "gemv_f16"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const kcrt_kernel_info *info = kd_info(kernels[k]);
         const char *shapes[2], *v[8];
@@ -2147,7 +2177,11 @@ static void test_real_shapes(void **state)
                               v, nv);
             else if (!strcmp(kernels[k], "gemm_f16") || !strcmp(kernels[k], "linear_f16")) {
                 if (kd_has_storage16())
-                    gemm_f16_case(&r, I("M", 1), I("N", 1), I("K", 1), true, kernels[k][0] == 'l', v, nv);
+                    gemm_f16_case(&r, I("M", 1), I("N", 1), I("K", 1), true,
+                                  kernels[k][0] == 'l' ? KD_LINEAR_F16 : KD_GEMM_F16, v, nv);
+            } else if (!strcmp(kernels[k], "gemv_f16")) {
+                if (kd_has_storage16())
+                    gemm_f16_case(&r, 1, I("N", 1), I("K", 1), true, KD_GEMV_F16, v, nv);
             } else if (!strcmp(kernels[k], "gru_step"))
                 gru_step_case(&r, I("batch", 1), I("hidden", 1), I("steps", 1), I("t", 0), v, nv);
             else if (!strcmp(kernels[k], "conv2d"))
@@ -2229,7 +2263,7 @@ static void test_bundle_has_every_kernel(void **state)
 {
     (void)state;
     static const char *tested[] = {"saxpy",  "gemm",   "bmm", "gemv",
-                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16", "linear", "linear_f16"};
+                                   "softmax", "layernorm", "group_norm", "conv1d", "conv_transpose1d", "elementwise", "pad1d", "interp1d", "stft", "attention", "resample", "sine_source", "yin", "conv2d", "gru_step", "gemm_f16", "conv1d_f16", "attention_f16", "attention_decode", "attention_decode_f16", "linear", "linear_f16", "gemv_f16"};
     int n = kcrt_bundle_kernel_count(kd_bundle), total = 0;
     for (int i = 0; i < n; i++) {
         const kcrt_kernel_info *k = kcrt_bundle_kernel_info(kd_bundle, i);
@@ -2318,6 +2352,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_gru_step, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_gemm_f16, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_linear_f16, kd_load, kd_keep),
+        cmocka_unit_test_setup_teardown(test_gemv_f16, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_gemv, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_softmax, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_layernorm, kd_load, kd_unload),
