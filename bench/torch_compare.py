@@ -72,6 +72,10 @@ def ops(torch, dev):
             return "F.linear + " + post[0], lambda: post[1](F.linear(x, w, bias))
         return "F.linear", lambda: F.linear(x, w, bias)
 
+    def gemv_f16(s):  # one float16 row: F.linear as a decode step calls it
+        w, x, bias = (t.half() for t in (rnd(s["N"], s["K"]), rnd(1, s["K"]), rnd(s["N"])))
+        return "F.linear, one row (float16)", lambda: F.linear(x, w, bias)
+
     def linear_f16(s):
         x, w, bias = (t.half() for t in (rnd(s["M"], s["K"]), rnd(s["N"], s["K"]), rnd(s["N"])))
         return "F.linear (float16)", lambda: F.linear(x, w, bias)
@@ -153,7 +157,8 @@ def ops(torch, dev):
             "layernorm": layernorm, "conv1d": conv1d, "conv_transpose1d": conv_transpose1d,
             "attention": attention, "attention_decode": attention,
             "attention_f16": half_attention, "attention_decode_f16": half_attention,
-            "gemm_f16": gemm_f16, "conv1d_f16": conv1d_f16, "linear": linear, "linear_f16": linear_f16}
+            "gemm_f16": gemm_f16, "conv1d_f16": conv1d_f16, "linear": linear, "linear_f16": linear_f16,
+            "gemv_f16": gemv_f16}
 
 
 def time_ms(torch, fn, repeat, dev):

@@ -179,7 +179,7 @@ device_args() { # $1: backend -> the kc bench/tune arguments that pick the NVIDI
 }
 
 step_half() {
-    local half=(--kernel gemm --kernel gemm_f16 --kernel linear --kernel linear_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention
+    local half=(--kernel gemm --kernel gemm_f16 --kernel linear --kernel linear_f16 --kernel gemv --kernel gemv_f16 --kernel conv1d --kernel conv1d_f16 --kernel attention
         --kernel attention_f16 --kernel attention_decode --kernel attention_decode_f16 --kernel bmm
         --kernel conv_transpose1d) b cols=()
     for b in cuda vulkan; do
