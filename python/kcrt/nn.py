@@ -76,15 +76,27 @@ class Ops:
                 " or ".join(str(n) for n in ndims), name, list(t.shape)))
         return t
 
+    def _host(self, op, name, x, ndims=None):
+        """x as a float32 numpy array, for an op that needs its values on the
+        host: a numpy array as it is (no upload and read-back), a Tensor
+        read back; _tensor's checks and errors."""
+        if isinstance(x, np.ndarray) and x.dtype == np.float32 and (ndims is None or x.ndim in ndims):
+            return x
+        return self._tensor(op, name, x, ndims).numpy()
+
     def _zeros(self, shape):
         return self.ctx.tensor(np.zeros(shape, np.float32))
 
     def _rows(self, t, n):
         """The rows of a tensor whose batch dims the kernel cannot take:
-        Tensors per batch item (a host round trip for device tensors, as
-        kernels take whole buffers)."""
-        a = t.numpy().reshape((-1,) + t.shape[-n:]) if len(t.shape) > n else None
-        return [t] if a is None else [self.ctx.tensor(r) for r in a]
+        Tensors per batch item. A batch of one is the tensor's own buffer;
+        more items are a host round trip for device tensors, as kernels
+        take whole buffers."""
+        if len(t.shape) <= n:
+            return [t]
+        if int(np.prod(t.shape[:-n], dtype=np.int64)) == 1:  # (1, C, T): a model's usual call, no copy
+            return [Tensor(t.buffer, tuple(t.shape[-n:]), t.dtype)]
+        return [self.ctx.tensor(r) for r in t.numpy().reshape((-1,) + t.shape[-n:])]
 
     # ---- convolutions -------------------------------------------------------------------------------
 
@@ -899,7 +911,7 @@ class Ops:
         as rand_ini (batch, harmonic_num + 1) and noise (batch, frames upp,
         harmonic_num + 1) to reproduce a torch run exactly."""
         op = "sine_source"
-        f0 = self._tensor(op, "f0", f0, (2,)).numpy()
+        f0 = self._host(op, "f0", f0, (2,))
         if isinstance(upp, bool) or int(upp) != upp or not 1 <= upp < 4096:
             _fail(op, "upp must be an integer in 1..4095 (the upsampling factor), not %r" % (upp,))
         upp, dim = int(upp), int(harmonic_num) + 1

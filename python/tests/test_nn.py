@@ -189,6 +189,21 @@ def test_linear_reads_the_weight_where_it_is(ops, rng, monkeypatch):
             check(yh.numpy().astype(np.float64), want, np.abs(want) * 2.0 ** -10 + 22 * EPS * mag[:rows] + 2.0 ** -24)
 
 
+def test_batch_of_one_convolutions_read_nothing_back(ops, rng, monkeypatch):
+    # a model calls conv1d and conv_transpose1d on (1, C, T): the kernels take that buffer as it is, where a
+    # batch of more items is split through the host (a sync and a round trip of the input on a GPU)
+    x, w, wt, b = rand(rng, 1, 3, 40), rand(rng, 4, 3, 5), rand(rng, 3, 2, 4), rand(rng, 4)
+    kx, kw, kwt, kb = (ops.ctx.tensor(a) for a in (x, w, wt, b))
+    monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: pytest.fail("a convolution read a tensor back"))
+    y, yt = ops.conv1d(kx, kw, kb, padding=2), ops.conv_transpose1d(kx, kwt, None, stride=2)
+    monkeypatch.undo()
+    assert y.shape == (1, 4, 40) and yt.shape == (1, 2, 82)
+    mag = F.conv1d(t(np.abs(x)), t(np.abs(w)), t(np.abs(b)), padding=2).numpy()
+    check(y.numpy(), F.conv1d(t(x), t(w), t(b), padding=2).numpy(), 2 * 17 * EPS * mag + 1e-30)
+    magt = F.conv_transpose1d(t(np.abs(x)), t(np.abs(wt)), stride=2).numpy()
+    check(yt.numpy(), F.conv_transpose1d(t(x), t(wt), stride=2).numpy(), 2 * 10 * EPS * magt + 1e-30)
+
+
 @pytest.mark.parametrize("shape,norm,affine", [((1, 1), 1, True), ((3, 768), 768, True), ((2, 5, 7), 7, False),
                                                ((4, 6, 10), (6, 10), True), ((1000,), 1000, True)])
 def test_layer_norm(ops, rng, shape, norm, affine):

@@ -192,6 +192,22 @@ def test_random_checkpoint_has_rvcs_names_and_shapes(name, tmp_path):
     assert rvc.fold_weight_norm(state).keys() == {k.replace("_v", "") for k in want if not k.endswith("_g")}
 
 
+def test_one_item_reads_nothing_back(ops, rng, monkeypatch):
+    # a forward of one item queues its launches and waits for none of them: every host read-back is a sync
+    # (and a copy) on a GPU; until 2026-12-05 a 40k forward made 82 (each conv1d's (1, C, T) input went
+    # through the host, and the speaker's bias)
+    cfg = rvc.CONFIGS["40k"]
+    ref, sd = random_generator(cfg, rng)
+    z, f0, g, noise = inputs(cfg, rng, 1, 4)
+    gen = rvc.Generator(sd, cfg, ops)
+    reads, read = [], kcrt.Tensor.numpy
+    monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: reads.append(self.shape) or read(self))
+    y = gen(z, f0, g, noise=noise)
+    monkeypatch.undo()
+    assert reads == []
+    assert rel_l2(y.numpy(), reference(ref, z, f0, g, noise)) <= 1e-4
+
+
 def test_bad_calls_say_what(ops, rng, tmp_path):
     cfg = rvc.CONFIGS["40k"]
     _, sd = random_generator(cfg, rng)

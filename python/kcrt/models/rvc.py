@@ -167,7 +167,7 @@ class Generator:
         self.upp = int(np.prod(cfg["upsample_rates"]))
         self.num_kernels = len(cfg["resblock_kernel_sizes"])
         t = self._params(state)
-        self.pre = (t("conv_pre.weight"), t("conv_pre.bias", host=True))
+        self.pre = (t("conv_pre.weight"), t("conv_pre.bias"))
         self.cond = (t("cond.weight"), t("cond.bias")) if "cond.weight" in state else None
         self.lin = (t("m_source.l_linear.weight"), t("m_source.l_linear.bias"))
         self.stages = []
@@ -188,14 +188,14 @@ class Generator:
             _fail("unexpected weights %s (not RVC v2's GeneratorNSF with this config?)" % ", ".join(left[:5]))
 
     def _params(self, state):
-        """t(name): the weight uploaded once (or kept on the host)."""
+        """t(name): the weight uploaded once."""
         self._used = set()
 
-        def t(name, host=False):
+        def t(name):
             if name not in state:
                 _fail("the checkpoint lacks %s" % name)
             self._used.add(name)
-            return state[name] if host else self.ops.ctx.tensor(np.ascontiguousarray(state[name], np.float32))
+            return self.ops.ctx.tensor(np.ascontiguousarray(state[name], np.float32))
         return t
 
     @classmethod
@@ -231,12 +231,13 @@ class Generator:
         outs = []
         for b in range(z.shape[0]):  # the speaker's cond(g) is a per-item bias of conv_pre
             bias = self.pre[1]
-            if g is not None and self.cond:
+            if g is not None and self.cond:  # on the device: no wait for it before the generator's work
                 gb = np.asarray(g, np.float32)[b:b + 1]
-                bias = bias + ops.conv1d(gb, *self.cond).numpy()[0, :, 0]
+                cond = ops.conv1d(gb, *self.cond)
+                bias = ops.add(kcrt.Tensor(cond.buffer, (cond.shape[1],), np.float32), bias)
             zb = z[b:b + 1] if isinstance(z, np.ndarray) else np.asarray(z.numpy()[b:b + 1])
             hb = hars[b] if z.shape[0] == 1 else hars[b][None]
-            outs.append(self._one(ops.conv1d(zb, self.pre[0], bias.astype(np.float32), padding=3), hb))
+            outs.append(self._one(ops.conv1d(zb, self.pre[0], bias, padding=3), hb))
         if len(outs) == 1:
             return outs[0]
         return ops.ctx.tensor(np.concatenate([o.numpy() for o in outs]))
