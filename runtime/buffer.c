@@ -111,18 +111,24 @@ kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn)
     return KCRT_OK;
 }
 
-static kcrt_status check_range(const kcrt_buffer *b, size_t offset, const void *p, size_t bytes,
-                               const char *fn)
+/* b is live and bytes at offset lie inside it */
+static kcrt_status check_fits(const kcrt_buffer *b, size_t offset, size_t bytes, const char *fn)
 {
     if (b->magic == RT_FREED)
         return rt_buffer_usable(b, fn);
-    if (!p && bytes)
-        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the host pointer is NULL", fn);
     if (offset > b->size || bytes > b->size - offset)
         return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT,
                        "%s: %zu bytes at offset %zu do not fit in a buffer of %zu bytes", fn, bytes, offset,
                        b->size);
     return KCRT_OK;
+}
+
+static kcrt_status check_range(const kcrt_buffer *b, size_t offset, const void *p, size_t bytes,
+                               const char *fn)
+{
+    if (b->magic != RT_FREED && !p && bytes)
+        return rt_fail(b->ctx, KCRT_ERROR_BAD_ARGUMENT, "%s: the host pointer is NULL", fn);
+    return check_fits(b, offset, bytes, fn);
 }
 
 kcrt_status kcrt_buffer_write(kcrt_buffer *b, size_t offset, const void *src, size_t bytes)
@@ -144,6 +150,28 @@ kcrt_status kcrt_buffer_read(kcrt_buffer *b, size_t offset, void *dst, size_t by
         return s;
     s = b->ctx->be->buffer_read(b->ctx->dev, b->impl, offset, dst, bytes);
     return s == KCRT_OK ? rt_checked_report(b->ctx) : s;
+}
+
+kcrt_status kcrt_buffer_copy(kcrt_buffer *dst, size_t dst_offset, kcrt_buffer *src, size_t src_offset,
+                             size_t bytes)
+{
+    if (!dst || !src)
+        return rt_fail(dst ? dst->ctx : src ? src->ctx : NULL, KCRT_ERROR_BAD_ARGUMENT,
+                       "kcrt_buffer_copy: a buffer is NULL");
+    kcrt_status s = check_fits(src, src_offset, bytes, "kcrt_buffer_copy (the source)");
+    if (s == KCRT_OK)
+        s = check_fits(dst, dst_offset, bytes, "kcrt_buffer_copy (the destination)");
+    if (s != KCRT_OK)
+        return s;
+    if (src->ctx != dst->ctx)
+        return rt_fail(dst->ctx, KCRT_ERROR_BAD_ARGUMENT, "kcrt_buffer_copy: the buffers belong to two contexts");
+    if (src == dst && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes)
+        return rt_fail(dst->ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "kcrt_buffer_copy: bytes %zu..%zu and %zu..%zu of one buffer overlap", src_offset,
+                       src_offset + bytes - 1, dst_offset, dst_offset + bytes - 1);
+    if (bytes == 0)
+        return KCRT_OK;
+    return dst->ctx->be->buffer_copy(dst->ctx->dev, dst->impl, dst_offset, src->impl, src_offset, bytes);
 }
 
 kcrt_context *kcrt_buffer_context(const kcrt_buffer *b)

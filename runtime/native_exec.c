@@ -131,6 +131,23 @@ kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst
     return copy(dev, false, b->ptr + offset, dst, bytes);
 }
 
+/* Queued on the stream like a launch, and counted as one: a later
+ * transfer or kcrt_finish waits for it. */
+kcrt_status rt_native_buffer_copy(void *dev, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes)
+{
+    rt_native_dev *d = dev;
+    const native_buf *to = dst, *from = src;
+    kcrt_status s = d->drv->usable(d);
+    if (s != KCRT_OK)
+        return s;
+    d->drv->enter(d);
+    s = d->drv->on_device(d, to->ptr + dst_offset, from->ptr + src_offset, bytes);
+    d->drv->leave(d);
+    if (s == KCRT_OK)
+        d->pending++;
+    return s;
+}
+
 /* ---- launches ------------------------------------------------------------------------------------------ */
 
 /* m->block for a launch: the packed scalars, then each buffer's 64-bit

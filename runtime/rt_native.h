@@ -89,6 +89,7 @@ typedef struct rt_native_driver {
     kcrt_status (*zero)(void *dev, uint64_t ptr, size_t bytes);                     /* queued */
     kcrt_status (*to_device)(void *dev, uint64_t dst, const void *src, size_t bytes); /* queued */
     kcrt_status (*to_host)(void *dev, void *dst, uint64_t src, size_t bytes);         /* queued */
+    kcrt_status (*on_device)(void *dev, uint64_t dst, uint64_t src, size_t bytes);    /* queued */
     kcrt_status (*wait)(void *dev);                                                   /* for the stream */
     /* queues m with the arguments in m->block (and m->params) */
     kcrt_status (*dispatch)(void *dev, rt_native_module *m, const uint32_t grid[3]);
@@ -126,6 +127,7 @@ typedef struct rt_native_dev {
         .buffer_free = rt_native_buffer_free, .set_stream = rt_native_set_stream,                        \
         .buffer_native = rt_native_buffer_native,                                                        \
         .buffer_write = rt_native_buffer_write, .buffer_read = rt_native_buffer_read,                    \
+        .buffer_copy = rt_native_buffer_copy,                                                            \
         .launch = rt_native_launch, .finish = rt_native_finish, .time = rt_native_time,                  \
         .stats = rt_native_stats,                                                                        \
     }
@@ -135,7 +137,7 @@ typedef struct rt_native_dev {
     {                                                                                                    \
         .max_grid_items = MAX_GRID_ITEMS, .api = API, .usable = usable, .enter = enter, .leave = leave,  \
         .alloc = alloc, .release = release, .zero = zero, .to_device = to_device, .to_host = to_host,    \
-        .wait = wait, .dispatch = dispatch, .event_create = event_create,                                \
+        .on_device = on_device, .wait = wait, .dispatch = dispatch, .event_create = event_create,                                \
         .event_destroy = event_destroy, .event_record = event_record, .event_wait = event_wait,          \
         .event_ms = event_ms, .use_stream = use_stream,                                                  \
     }
@@ -148,6 +150,7 @@ kcrt_status rt_native_buffer_native(void *dev, void *buf, void **native, int *de
 void rt_native_buffer_free(void *dev, void *buf);
 kcrt_status rt_native_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status rt_native_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
+kcrt_status rt_native_buffer_copy(void *dev, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes);
 kcrt_status rt_native_launch(void *dev, void *module, const rt_launch_desc *l);
 kcrt_status rt_native_finish(void *dev);
 kcrt_status rt_native_time(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush,

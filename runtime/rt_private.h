@@ -128,6 +128,8 @@ typedef struct rt_backend {
     void (*buffer_free)(void *dev, void *buf);
     kcrt_status (*buffer_write)(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
     kcrt_status (*buffer_read)(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
+    /* queued with the launches; the ranges are checked (kcrt_buffer_copy) */
+    kcrt_status (*buffer_copy)(void *dev, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes);
     kcrt_status (*launch)(void *dev, void *module, const rt_launch_desc *l);
     kcrt_status (*finish)(void *dev);
     /* flush NULL: launches back to back; else before each launch (outside

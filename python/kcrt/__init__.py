@@ -339,10 +339,10 @@ class Kernel:
         so its buffer must be rounded up to one (docs/kernels.md, "Buffers").
         kcrt's own tensors are; a wrapped one (kcrt.from_dlpack on CUDA or
         HIP, ctx.wrap) holds exactly its bytes. Such a buffer goes to the
-        launch as a copy rounded up to whole elements (through the host: the
-        runtime has no device-side copy), freed after the launch, which
-        waits for it. Writable views are left to the runtime's size check:
-        a copy would lose what the kernel writes."""
+        launch as a copy rounded up to whole elements, made on the device
+        (Buffer.copy_from) and freed after the launch, which waits for it.
+        Writable views are left to the runtime's size check: a copy would
+        lose what the kernel writes."""
         padded = []
         try:
             for i, (p, a) in enumerate(zip(self._params, args)):
@@ -352,11 +352,9 @@ class Kernel:
                 elem = p.lanes * p.dtype.itemsize
                 if not isinstance(buf, Buffer) or buf.nbytes % elem == 0:
                     continue
-                raw = np.empty(buf.nbytes, np.uint8)
-                buf._read_raw(raw)
                 copy = Buffer(self.ctx, (buf.nbytes + elem - 1) // elem * elem)
-                copy._write_raw(raw)
                 padded.append(copy)
+                copy.copy_from(buf, buf.nbytes)
                 self._args[i].v.buf = copy._ptr
         except BaseException:
             for buf in padded:
@@ -427,6 +425,19 @@ class Buffer:
 
     def _read_raw(self, a, offset=0):
         _check(_c.kcrt_buffer_read(self._live(), offset, a.ctypes.data, a.nbytes), self.ctx._ptr)
+
+    def copy_from(self, src, nbytes=None, offset=0, src_offset=0):
+        """Copies nbytes of src (a Buffer of the same context; all from
+        src_offset when None) to byte offset of this one, on the device:
+        queued in order with the launches (kcrt_buffer_copy), without a wait
+        or a trip through the host."""
+        if not isinstance(src, Buffer):
+            raise Error("kcrt.Buffer.copy_from: src must be a kcrt.Buffer, not %s" % type(src).__name__)
+        n = src.nbytes - src_offset if nbytes is None else nbytes
+        for name, v in (("nbytes", n), ("offset", offset), ("src_offset", src_offset)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise Error("kcrt.Buffer.copy_from: %s must be a whole number >= 0, not %r" % (name, v))
+        _check(_c.kcrt_buffer_copy(self._live(), int(offset), src._live(), int(src_offset), int(n)), self.ctx._ptr)
 
     def write(self, array, offset=0):
         """Uploads a numpy array (any dtype, its bytes) at byte offset."""

@@ -146,6 +146,7 @@ _SIGNATURES = {
     "kcrt_buffer_free": (None, [P]),
     "kcrt_buffer_write": (ctypes.c_int, [P, ctypes.c_size_t, P, ctypes.c_size_t]),
     "kcrt_buffer_read": (ctypes.c_int, [P, ctypes.c_size_t, P, ctypes.c_size_t]),
+    "kcrt_buffer_copy": (ctypes.c_int, [P, ctypes.c_size_t, P, ctypes.c_size_t, ctypes.c_size_t]),
     "kcrt_buffer_size": (ctypes.c_size_t, [P]),
     "kcrt_launch": (ctypes.c_int, [P, ctypes.POINTER(Arg), ctypes.c_size_t]),
     "kcrt_finish": (ctypes.c_int, [P]),

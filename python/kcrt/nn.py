@@ -90,13 +90,20 @@ class Ops:
     def _rows(self, t, n):
         """The rows of a tensor whose batch dims the kernel cannot take:
         Tensors per batch item. A batch of one is the tensor's own buffer;
-        more items are a host round trip for device tensors, as kernels
-        take whole buffers."""
+        more items are copies made on the device (kernels take whole
+        buffers)."""
         if len(t.shape) <= n:
             return [t]
-        if int(np.prod(t.shape[:-n], dtype=np.int64)) == 1:  # (1, C, T): a model's usual call, no copy
-            return [Tensor(t.buffer, tuple(t.shape[-n:]), t.dtype)]
-        return [self.ctx.tensor(r) for r in t.numpy().reshape((-1,) + t.shape[-n:])]
+        items, shape = int(np.prod(t.shape[:-n], dtype=np.int64)), tuple(t.shape[-n:])
+        if items == 1:  # (1, C, T): a model's usual call, no copy
+            return [Tensor(t.buffer, shape, t.dtype)]
+        size = int(np.prod(shape, dtype=np.int64)) * t.dtype.itemsize
+        rows = []
+        for i in range(items):
+            buf = self.ctx.buffer(max(16, (size + 15) // 16 * 16))
+            buf.copy_from(t.buffer, size, src_offset=i * size)
+            rows.append(Tensor(buf, shape, t.dtype))
+        return rows
 
     # ---- convolutions -------------------------------------------------------------------------------
 
@@ -1046,10 +1053,15 @@ class Ops:
         return a
 
     def _stack(self, outs, shape):
+        """Equally shaped tensors one after another, as one of `shape`: the
+        items copied into place on the device."""
         if len(outs) == 1:
             return Tensor(outs[0].buffer, shape, outs[0].dtype)
-        self.ctx.finish()
-        return self.ctx.tensor(np.stack([o.numpy() for o in outs]).reshape(shape))
+        size = int(np.prod(outs[0].shape, dtype=np.int64)) * outs[0].dtype.itemsize
+        buf = self.ctx.buffer(max(16, (size * len(outs) + 15) // 16 * 16))
+        for i, o in enumerate(outs):
+            buf.copy_from(o.buffer, size, offset=i * size)
+        return Tensor(buf, shape, outs[0].dtype)
 
 
 _STFT_NMAX = 2048  # kernels/stft.kc's shared transform buffer

@@ -297,6 +297,33 @@ def test_buffer_write_read(ctx, rng):
     buf.free()  # twice: nothing
 
 
+def test_buffer_copy_from(ctx, bundle, rng):
+    # on the device, in order with the launches: the copy sees saxpy's y, a launch after it sees the copy
+    x, y = rng.standard_normal(300).astype(np.float32), rng.standard_normal(300).astype(np.float32)
+    bx, by, bz = ctx.buffer(1200), ctx.buffer(1200), ctx.buffer(1216)
+    bx.write(x), by.write(y)
+    k = bundle.kernel("saxpy")
+    k.launch(300, 2.0, bx, by)
+    bz.copy_from(by, 1200, offset=16)
+    k.launch(300, 2.0, bx, by)
+    np.testing.assert_array_equal(bz.read(np.float32, 300, offset=16), np.float32(2) * x + y)
+    np.testing.assert_array_equal(bz.read(np.float32, 4), np.zeros(4, np.float32))
+    bz.copy_from(bz, 400, offset=0, src_offset=416)  # one buffer, apart
+    np.testing.assert_array_equal(bz.read(np.float32, 100), bz.read(np.float32, 100, offset=416))
+    with pytest.raises(kcrt.Error, match="overlap"):
+        bz.copy_from(bz, 400, offset=0, src_offset=200)
+    with pytest.raises(kcrt.Error, match="do not fit"):
+        bx.copy_from(bz)
+    with pytest.raises(kcrt.Error, match="src_offset"):
+        bx.copy_from(by, 4, src_offset=-4)
+    with pytest.raises(kcrt.Error, match="kcrt.Buffer"):
+        bx.copy_from(y)
+    other = kcrt.open()
+    with pytest.raises(kcrt.Error, match="two contexts"):
+        bx.copy_from(other.buffer(64), 64)
+    other.close()
+
+
 def test_launch_is_asynchronous_until_finish(ctx, bundle, rng):
     n = 65536
     x = rng.standard_normal(n).astype(np.float32)

@@ -189,15 +189,16 @@ def test_linear_reads_the_weight_where_it_is(ops, rng, monkeypatch):
             check(yh.numpy().astype(np.float64), want, np.abs(want) * 2.0 ** -10 + 22 * EPS * mag[:rows] + 2.0 ** -24)
 
 
-def test_batch_of_one_convolutions_read_nothing_back(ops, rng, monkeypatch):
-    # a model calls conv1d and conv_transpose1d on (1, C, T): the kernels take that buffer as it is, where a
-    # batch of more items is split through the host (a sync and a round trip of the input on a GPU)
-    x, w, wt, b = rand(rng, 1, 3, 40), rand(rng, 4, 3, 5), rand(rng, 3, 2, 4), rand(rng, 4)
+@pytest.mark.parametrize("batch", [1, 3])
+def test_batched_convolutions_read_nothing_back(ops, rng, monkeypatch, batch):
+    # conv1d and conv_transpose1d on (N, C, T): a batch of one is the input's own buffer, more items are split
+    # and stacked by copies on the device; nothing goes through the host (a sync and a round trip on a GPU)
+    x, w, wt, b = rand(rng, batch, 3, 40), rand(rng, 4, 3, 5), rand(rng, 3, 2, 4), rand(rng, 4)
     kx, kw, kwt, kb = (ops.ctx.tensor(a) for a in (x, w, wt, b))
     monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: pytest.fail("a convolution read a tensor back"))
     y, yt = ops.conv1d(kx, kw, kb, padding=2), ops.conv_transpose1d(kx, kwt, None, stride=2)
     monkeypatch.undo()
-    assert y.shape == (1, 4, 40) and yt.shape == (1, 2, 82)
+    assert y.shape == (batch, 4, 40) and yt.shape == (batch, 2, 82)
     mag = F.conv1d(t(np.abs(x)), t(np.abs(w)), t(np.abs(b)), padding=2).numpy()
     check(y.numpy(), F.conv1d(t(x), t(w), t(b), padding=2).numpy(), 2 * 17 * EPS * mag + 1e-30)
     magt = F.conv_transpose1d(t(np.abs(x)), t(np.abs(wt)), stride=2).numpy()

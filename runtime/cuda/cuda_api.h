@@ -138,6 +138,8 @@ enum { CU_CONSTANTS(KCU_CONSTANT) };
       "cuMemcpyHtoDAsync_v2")                                                                                \
     X(cu_result, cuMemcpyDtoHAsync, (void *dst, cu_deviceptr src, size_t bytes, cu_stream stream),           \
       "cuMemcpyDtoHAsync_v2")                                                                                \
+    X(cu_result, cuMemcpyDtoDAsync, (cu_deviceptr dst, cu_deviceptr src, size_t bytes, cu_stream stream),    \
+      "cuMemcpyDtoDAsync_v2")                                                                                \
     X(cu_result, cuMemsetD8Async, (cu_deviceptr dst, unsigned char value, size_t n, cu_stream stream),       \
       "cuMemsetD8Async")                                                                                     \
     X(cu_result, cuStreamCreate, (cu_stream * stream, unsigned flags), "cuStreamCreate")                     \

@@ -52,6 +52,12 @@ static kcrt_status to_host(void *dev, void *dst, uint64_t src, size_t bytes)
     return cu_check(d, d->lib.cuMemcpyDtoHAsync(dst, src, bytes, d->stream), "cuMemcpyDtoHAsync");
 }
 
+static kcrt_status on_device(void *dev, uint64_t dst, uint64_t src, size_t bytes)
+{
+    cu_dev *d = dev;
+    return cu_check(d, d->lib.cuMemcpyDtoDAsync(dst, src, bytes, d->stream), "cuMemcpyDtoDAsync");
+}
+
 static kcrt_status wait(void *dev)
 {
     cu_dev *d = dev;

@@ -67,7 +67,7 @@ enum {
 };
 
 /* hipMemcpyKind */
-enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };
+enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2, hipMemcpyDeviceToDevice = 3 };
 /* hipStreamCreateWithFlags: a stream that does not wait for the null stream */
 enum { hipStreamNonBlocking = 0x01 };
 

@@ -54,6 +54,13 @@ static kcrt_status to_host(void *dev, void *dst, uint64_t src, size_t bytes)
                      "hipMemcpyAsync");
 }
 
+static kcrt_status on_device(void *dev, uint64_t dst, uint64_t src, size_t bytes)
+{
+    hip_dev *d = dev;
+    return hip_check(d, d->lib.hipMemcpyAsync(ptr(dst), ptr(src), bytes, hipMemcpyDeviceToDevice, d->stream),
+                     "hipMemcpyAsync");
+}
+
 static kcrt_status wait(void *dev)
 {
     hip_dev *d = dev;

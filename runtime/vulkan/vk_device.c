@@ -507,6 +507,7 @@ const rt_backend rt_vulkan_backend = {
     .buffer_free = vk_buffer_free,
     .buffer_write = vk_buffer_write,
     .buffer_read = vk_buffer_read,
+    .buffer_copy = vk_buffer_copy,
     .launch = vk_launch,
     .finish = vk_finish,
     .time = vk_time,

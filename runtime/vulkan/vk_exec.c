@@ -408,6 +408,45 @@ kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l)
     return KCRT_OK;
 }
 
+/* ---- copies between buffers
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Recorded into the batch between its dispatches: a barrier before (the
+ * dispatches so far have written or read what it touches) and one after
+ * (what comes later sees its bytes), each a full one, so the hazard lists
+ * start again. */
+kcrt_status vk_buffer_copy(void *dev, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes)
+{
+    vk_dev *d = dev;
+    if (d->lost)
+        return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
+    vk_batch *b;
+    kcrt_status s = recording(d, &b);
+    if (s != KCRT_OK)
+        return s;
+    vk_buf *to = dst, *from = src;
+    VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                              .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+    VkBufferCopy region = {src_offset, dst_offset, bytes};
+    d->vkCmdCopyBuffer(b->cmd, from->m.buf, to->m.buf, 1, &region);
+    VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                                              VK_ACCESS_HOST_READ_BIT};
+    d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                VK_PIPELINE_STAGE_HOST_BIT,
+                            0, 1, &after, 0, NULL, 0, NULL);
+    b->nwritten = b->nread = 0;
+    to->last_serial = from->last_serial = b->serial;
+    d->stats.barriers += 2;
+    return KCRT_OK;
+}
+
 /* ---- timing
  * ------------------------------------------------------------------------------------------------- */
 

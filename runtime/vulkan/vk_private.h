@@ -226,6 +226,7 @@ kcrt_status vk_buffer_wrap(void *dev, void *native, size_t bytes, void **buf);
 void vk_buffer_free(void *dev, void *buf);
 kcrt_status vk_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status vk_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
+kcrt_status vk_buffer_copy(void *dev, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes);
 
 /* vk_exec.c */
 kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l);

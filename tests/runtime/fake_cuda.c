@@ -296,6 +296,16 @@ EXPORT int cuMemcpyDtoHAsync_v2(void *dst, devptr src, size_t n, void *stream)
     return SUCCESS;
 }
 
+EXPORT int cuMemcpyDtoDAsync_v2(devptr dst, devptr src, size_t n, void *stream)
+{
+    trace("cuMemcpyDtoDAsync");
+    int e = need_context();
+    if (e || !stream)
+        return e ? e : INVALID_HANDLE;
+    memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return SUCCESS;
+}
+
 EXPORT int cuMemsetD8Async(devptr dst, unsigned char value, size_t n, void *stream)
 {
     trace("cuMemsetD8Async");

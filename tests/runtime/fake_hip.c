@@ -258,8 +258,11 @@ EXPORT int hipFree(void *p)
 
 EXPORT int hipMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, void *stream)
 {
-    trace(kind == 1 ? "hipMemcpyAsync(HtoD)" : kind == 2 ? "hipMemcpyAsync(DtoH)" : "hipMemcpyAsync(?)");
-    if (!stream || (kind != 1 && kind != 2))
+    trace(kind == 1   ? "hipMemcpyAsync(HtoD)"
+          : kind == 2 ? "hipMemcpyAsync(DtoH)"
+          : kind == 3 ? "hipMemcpyAsync(DtoD)"
+                      : "hipMemcpyAsync(?)");
+    if (!stream || kind < 1 || kind > 3)
         return INVALID_VALUE;
     memcpy(dst, src, bytes);
     return SUCCESS;

@@ -210,6 +210,59 @@ static void test_write_waits_for_the_launch_before_it(void **state)
     kcrt_buffer_free(bx), kcrt_buffer_free(by), kcrt_buffer_free(other);
 }
 
+/* kcrt_buffer_copy sits between the launches like one more: it sees what
+ * the launch before it wrote, the launch after it sees its bytes, a later
+ * write to its source does not reach the copy, and nothing waits (Vulkan:
+ * one batch, no submission). Then its checks: ranges, overlap, NULL. */
+static void test_copy_between_buffers_in_order(void **state)
+{
+    (void)state;
+    enum { N = 200, SHIFT = 3 };
+    float x[N], y[N], z[N + 3];
+    kcrt_buffer *bx = eighths(N, 21, x), *by = eighths(N, 22, y), *bz = eighths(N + 3, 23, z);
+    kcrt_arg xy[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
+    kcrt_arg xz[] = {KCRT_I32(N), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(bz)};
+    kcrt_kernel *k = rt_kernel("saxpy");
+    ASSERT_OK(kcrt_launch(k, xy, 4));
+    ASSERT_OK(kcrt_finish(rt_ctx)); /* the pipeline, outside the count */
+    kcrt_stats s0 = stats();
+    ASSERT_OK(kcrt_launch(k, xy, 4)); /* y + 2x */
+    /* floats 2 .. N - 1 of y to z from float SHIFT: offsets 8 and 12 bytes */
+    ASSERT_OK(kcrt_buffer_copy(bz, 4 * SHIFT, by, 8, 4 * (N - 2)));
+    ASSERT_OK(kcrt_launch(k, xy, 4)); /* y + 3x: after the copy, not in z */
+    ASSERT_OK(kcrt_launch(k, xz, 4)); /* reads the copied z */
+    if (rt_on_vulkan()) {
+        assert_int_equal(3, kcrt_pending_launches(rt_ctx));
+        assert_int_equal(s0.submissions, stats().submissions);
+    }
+    float *gy = rt_read(by), *gz = rt_read(bz);
+    for (int i = 0; i < N; i++)
+        if (gy[i] != y[i] + 3 * x[i])
+            fail_msg("y[%d] = %g, expected %g", i, gy[i], y[i] + 3 * x[i]);
+    for (int i = 0; i < N + 3; i++) {
+        float copied = i >= SHIFT && i < SHIFT + N - 2 ? y[i - 1] + 2 * x[i - 1] : z[i];
+        float want = i < N ? copied + x[i] : copied;
+        if (gz[i] != want)
+            fail_msg("z[%d] = %g, expected %g", i, gz[i], want);
+    }
+    free(gy), free(gz);
+    /* within one buffer, apart */
+    ASSERT_OK(kcrt_buffer_copy(by, 0, by, 400, 400));
+    gy = rt_read(by);
+    assert_memory_equal(gy, gy + 100, 400);
+    free(gy);
+    /* what it refuses, saying why */
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_copy(by, 0, by, 100, 200));
+    assert_non_null(strstr(kcrt_error(rt_ctx), "overlap"));
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_copy(bz, 0, by, 4, 4 * N));
+    assert_non_null(strstr(kcrt_error(rt_ctx), "do not fit"));
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_copy(bz, 4 * N + 8, by, 0, 8));
+    assert_non_null(strstr(kcrt_error(rt_ctx), "destination"));
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_copy(NULL, 0, by, 0, 4));
+    ASSERT_OK(kcrt_buffer_copy(bz, 0, by, 0, 0));
+    kcrt_buffer_free(bx), kcrt_buffer_free(by), kcrt_buffer_free(bz);
+}
+
 static void test_free_waits_for_pending_launches(void **state)
 {
     (void)state;
@@ -350,6 +403,7 @@ int main(void)
         cmocka_unit_test_teardown(test_pools_are_recycled, rt_teardown),
         cmocka_unit_test_teardown(test_long_runs_submit_on_their_own, rt_teardown),
         cmocka_unit_test_teardown(test_write_waits_for_the_launch_before_it, rt_teardown),
+        cmocka_unit_test_teardown(test_copy_between_buffers_in_order, rt_teardown),
         cmocka_unit_test_teardown(test_free_waits_for_pending_launches, rt_teardown),
         cmocka_unit_test_teardown(test_bundle_free_with_pending_launches, rt_teardown),
         cmocka_unit_test_teardown(test_large_transfers_in_pieces, rt_teardown),

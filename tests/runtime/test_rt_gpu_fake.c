@@ -867,6 +867,41 @@ static void test_launches_are_queued_and_transfers_wait(void **state)
     assert_int_equal(0, hip->current_device);
 }
 
+/* kcrt_buffer_copy: one device-to-device copy queued on the stream
+ * between the launches, no wait of its own; the bytes arrive */
+static void test_copies_are_queued_on_the_stream(void **state)
+{
+    (void)state;
+    if (!need_bundle())
+        return;
+    const char *backends[] = {"hip", "cuda"};
+    fake_state *fakes[] = {hip, cuda};
+    const char *launch[] = {"hipModuleLaunchKernel", "cuLaunchKernel"};
+    const char *sync[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
+    const char *copy[] = {"hipMemcpyAsync(DtoD)", "cuMemcpyDtoDAsync"};
+    for (int i = 0; i < 2; i++) {
+        kcrt_context *c = open_on(backends[i]);
+        kcrt_bundle *b = load_bundle(c);
+        kcrt_buffer *x, *y;
+        run_saxpy_like(c, b, &x); /* x = i (a fake runs no kernel), five launches queued */
+        ASSERT_OK(kcrt_buffer_create(c, 64, &y), c);
+        fakes[i]->trace[0] = 0;
+        ASSERT_OK(kcrt_buffer_copy(y, 16, x, 4, 32), c);
+        const char *t = fakes[i]->trace;
+        assert_int_equal(1, count(t, copy[i]));
+        assert_int_equal(0, count(t, sync[i]));
+        assert_int_equal(0, count(t, launch[i]));
+        float back[16];
+        ASSERT_OK(kcrt_buffer_read(y, 0, back, sizeof(back)), c);
+        for (int j = 0; j < 16; j++)
+            assert_true(back[j] == (j >= 4 && j < 12 ? (float)(j - 3) : 0.0f));
+        kcrt_buffer_free(x), kcrt_buffer_free(y);
+        kcrt_bundle_free(b);
+        kcrt_close(c);
+        assert_int_equal(0, fakes[i]->live_allocations);
+    }
+}
+
 static void test_timing_uses_events(void **state)
 {
     (void)state;
@@ -1195,6 +1230,7 @@ int main(void)
         cmocka_unit_test_setup(test_cuda_params_match_the_ptx, fresh),
         cmocka_unit_test_setup(test_kernel_without_arguments, fresh),
         cmocka_unit_test_setup(test_launches_are_queued_and_transfers_wait, fresh),
+        cmocka_unit_test_setup(test_copies_are_queued_on_the_stream, fresh),
         cmocka_unit_test_setup(test_timing_uses_events, fresh),
         cmocka_unit_test_setup(test_cold_timing_flushes_between_events, fresh),
         cmocka_unit_test_setup(test_driver_errors_name_the_call, fresh),

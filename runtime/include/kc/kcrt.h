@@ -111,6 +111,12 @@ kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **ou
 void kcrt_buffer_free(kcrt_buffer *buf); /* waits for pending work that uses it */
 kcrt_status kcrt_buffer_write(kcrt_buffer *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status kcrt_buffer_read(kcrt_buffer *buf, size_t offset, void *dst, size_t bytes);
+/* bytes of src from src_offset to dst at dst_offset, on the device: queued
+ * in order with the launches before and after it, as a launch is, without
+ * a wait or a trip through the host. Both buffers belong to one context;
+ * the ranges lie inside them and, within one buffer, do not overlap. */
+kcrt_status kcrt_buffer_copy(kcrt_buffer *dst, size_t dst_offset, kcrt_buffer *src, size_t src_offset,
+                             size_t bytes);
 
 /* Queues one launch (args in parameter order) after checking them against
  * the kernel: count, kinds, scalar types, buffer sizes against the declared
