@@ -192,19 +192,22 @@ def test_random_checkpoint_has_rvcs_names_and_shapes(name, tmp_path):
     assert rvc.fold_weight_norm(state).keys() == {k.replace("_v", "") for k in want if not k.endswith("_g")}
 
 
-def test_one_item_reads_nothing_back(ops, rng, monkeypatch):
-    # a forward of one item queues its launches and waits for none of them: every host read-back is a sync
-    # (and a copy) on a GPU; until 2026-12-05 a 40k forward made 82 (each conv1d's (1, C, T) input went
-    # through the host, and the speaker's bias)
+@pytest.mark.parametrize("batch,on_device", [(1, False), (2, False), (2, True)])
+def test_forward_reads_nothing_back(ops, rng, monkeypatch, batch, on_device):
+    # a forward queues its launches and reads nothing back: every host read-back is a wait for the device (and
+    # a copy) on a GPU; until 2026-12-05 a 40k forward of one item made 82 (each conv1d's (1, C, T) input went
+    # through the host, and the speaker's bias), and a batch split and stacked its items through the host
     cfg = rvc.CONFIGS["40k"]
     ref, sd = random_generator(cfg, rng)
-    z, f0, g, noise = inputs(cfg, rng, 1, 4)
+    z, f0, g, noise = inputs(cfg, rng, batch, 4)
     gen = rvc.Generator(sd, cfg, ops)
+    zin = ops.ctx.tensor(z) if on_device else z
     reads, read = [], kcrt.Tensor.numpy
     monkeypatch.setattr(kcrt.Tensor, "numpy", lambda self: reads.append(self.shape) or read(self))
-    y = gen(z, f0, g, noise=noise)
+    y = gen(zin, f0, g, noise=noise)
     monkeypatch.undo()
     assert reads == []
+    assert y.shape == (batch, 1, 4 * int(np.prod(cfg["upsample_rates"])))
     assert rel_l2(y.numpy(), reference(ref, z, f0, g, noise)) <= 1e-4
 
 

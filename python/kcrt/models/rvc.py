@@ -227,7 +227,11 @@ class Generator:
         if f0.shape != (z.shape[0], z.shape[2]):
             _fail("f0 must be (batch, frames) = %s, got %s" % ([z.shape[0], z.shape[2]], list(f0.shape)))
         har = self.source(f0, noise, generator)
-        hars = [har] if z.shape[0] == 1 else list(har.numpy())  # a device tensor cannot be sliced yet
+        # one item at a time (each its own speaker bias); the items of device tensors are copies made on
+        # the device, and so is the stacked result: nothing goes through the host
+        item = lambda t: kcrt.Tensor(t.buffer, (1,) + t.shape, t.dtype)  # noqa: E731
+        hars = [item(h) for h in ops._rows(har, 2)]
+        zs = [item(r) for r in ops._rows(z, 2)] if isinstance(z, kcrt.Tensor) else None
         outs = []
         for b in range(z.shape[0]):  # the speaker's cond(g) is a per-item bias of conv_pre
             bias = self.pre[1]
@@ -235,12 +239,9 @@ class Generator:
                 gb = np.asarray(g, np.float32)[b:b + 1]
                 cond = ops.conv1d(gb, *self.cond)
                 bias = ops.add(kcrt.Tensor(cond.buffer, (cond.shape[1],), np.float32), bias)
-            zb = z[b:b + 1] if isinstance(z, np.ndarray) else np.asarray(z.numpy()[b:b + 1])
-            hb = hars[b] if z.shape[0] == 1 else hars[b][None]
-            outs.append(self._one(ops.conv1d(zb, self.pre[0], bias, padding=3), hb))
-        if len(outs) == 1:
-            return outs[0]
-        return ops.ctx.tensor(np.concatenate([o.numpy() for o in outs]))
+            zb = z[b:b + 1] if zs is None else zs[b]
+            outs.append(self._one(ops.conv1d(zb, self.pre[0], bias, padding=3), hars[b]))
+        return ops._stack(outs, (len(outs),) + outs[0].shape[1:])
 
     def _one(self, x, har):
         ops = self.ops
