@@ -35,6 +35,9 @@ typedef struct kcrt_stats {
     uint64_t staging_resizes;
     uint64_t buffers_live; /* kcrt_buffer handles not freed (what a leak check counts) */
     uint64_t bundles_live; /* bundles not freed */
+    uint64_t buffer_allocations; /* device memory allocated for buffers (not taken from the spares) */
+    uint64_t buffers_reused;     /* buffers given memory a freed buffer held */
+    uint64_t spare_bytes;        /* memory freed buffers hold for reuse, in use by queued work or idle */
 } kcrt_stats;
 
 void kcrt_stats_get(const kcrt_context *ctx, kcrt_stats *out);

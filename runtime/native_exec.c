@@ -17,6 +17,72 @@ typedef struct native_buf {
     bool wrapped;
 } native_buf;
 
+/* A freed buffer's memory: rt_size_class bytes at ptr. */
+typedef struct rt_native_spare {
+    uint64_t ptr;
+    size_t size;
+} rt_native_spare;
+
+/* ---- spares ------------------------------------------------------------------------------------------ */
+
+static void spare_remove(rt_native_dev *d, int i)
+{
+    d->stats.spare_bytes -= d->spares[i].size;
+    memmove(&d->spares[i], &d->spares[i + 1], sizeof(rt_native_spare) * (size_t)(d->nspares - i - 1));
+    d->nspares--;
+}
+
+/* Memory for a buffer of `size` (a size class): the newest spare of that
+ * size, else new memory; when the device has none left, again after the
+ * spares are freed. */
+static kcrt_status take_memory(rt_native_dev *d, size_t size, uint64_t *ptr)
+{
+    for (int i = d->nspares - 1; i >= 0; i--)
+        if (d->spares[i].size == size) {
+            *ptr = d->spares[i].ptr;
+            spare_remove(d, i);
+            d->stats.buffers_reused++;
+            return KCRT_OK;
+        }
+    kcrt_status s = d->drv->alloc(d, size, ptr);
+    if (s == KCRT_ERROR_OUT_OF_MEMORY && d->nspares) {
+        rt_native_drain(d);
+        while (d->nspares) {
+            d->drv->release(d, d->spares[0].ptr);
+            spare_remove(d, 0);
+        }
+        s = d->drv->alloc(d, size, ptr);
+    }
+    if (s == KCRT_OK)
+        d->stats.buffer_allocations++;
+    return s;
+}
+
+/* Past the limit the oldest spares are freed, after the queued work (the
+ * only time freeing a buffer waits). */
+static void give_spare(rt_native_dev *d, uint64_t ptr, size_t size)
+{
+    if (d->nspares == d->spares_cap) {
+        int cap = d->spares_cap ? 2 * d->spares_cap : 64;
+        rt_native_spare *grown = realloc(d->spares, sizeof(rt_native_spare) * (size_t)cap);
+        if (!grown) {
+            rt_native_drain(d);
+            d->drv->release(d, ptr);
+            return;
+        }
+        d->spares = grown, d->spares_cap = cap;
+    }
+    d->spares[d->nspares++] = (rt_native_spare){ptr, size};
+    d->stats.spare_bytes += size;
+    if (!d->spare_max)
+        d->spare_max = rt_spare_limit(d->ctx->info.memory_bytes);
+    while (d->nspares && d->stats.spare_bytes > d->spare_max) {
+        rt_native_drain(d);
+        d->drv->release(d, d->spares[0].ptr);
+        spare_remove(d, 0);
+    }
+}
+
 /* ---- buffers ---------------------------------------------------------------------------------------- */
 
 kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **out)
@@ -30,11 +96,11 @@ kcrt_status rt_native_buffer_create(void *dev, size_t bytes, void **out)
     if (!b)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     drv->enter(d);
-    s = drv->alloc(d, bytes, &b->ptr);
+    s = take_memory(d, rt_size_class(bytes), &b->ptr);
     if (s == KCRT_OK) /* new buffers hold zeros */
         s = drv->zero(d, b->ptr, bytes);
     if (s != KCRT_OK && b->ptr)
-        drv->release(d, b->ptr);
+        give_spare(d, b->ptr, rt_size_class(bytes));
     drv->leave(d);
     if (s != KCRT_OK) {
         free(b);
@@ -94,9 +160,10 @@ void rt_native_buffer_free(void *dev, void *buf)
     rt_native_dev *d = dev;
     native_buf *b = buf;
     d->drv->enter(d);
-    rt_native_drain(d); /* a queued launch may still use it */
-    if (!b->wrapped)
-        d->drv->release(d, b->ptr);
+    if (b->wrapped)
+        rt_native_drain(d); /* the host's: it may free it when this returns */
+    else
+        give_spare(d, b->ptr, rt_size_class(b->size));
     d->drv->leave(d);
     free(b);
 }
@@ -240,8 +307,15 @@ static kcrt_status events(rt_native_dev *d, int n)
     return KCRT_OK;
 }
 
-void rt_native_events_free(rt_native_dev *d)
+void rt_native_release(rt_native_dev *d)
 {
+    while (d->nspares) {
+        d->drv->release(d, d->spares[0].ptr);
+        spare_remove(d, 0);
+    }
+    free(d->spares);
+    d->spares = NULL;
+    d->spares_cap = 0;
     for (int i = 0; i < d->nevents; i++)
         d->drv->event_destroy(d, d->events[i]);
     free(d->events);

@@ -67,7 +67,11 @@ void rt_native_module_free(rt_native_module *m);
  * queued and returns (kcrt_finish waits for the stream); a transfer is
  * queued behind the launches before it and waited for, so a write never
  * races them and a read sees their results (as on Vulkan, transfers are
- * synchronous); a new buffer is zeroed on the stream. A timed launch has
+ * synchronous); a new buffer is zeroed on the stream. A freed buffer's
+ * memory is kept for a later buffer of its size class (rt_size_class) and
+ * given to it at once: whatever the new buffer does is queued on the
+ * stream after the work that used the memory, so neither the free nor the
+ * reuse waits. A timed launch has
  * event r before repeat r and event r + 1 after it (cold: a write of the
  * flush buffer, then events 2r and 2r + 1).
  *
@@ -112,6 +116,9 @@ typedef struct rt_native_dev {
     void **events; /* for timing, grown on demand */
     int nevents;
     uint64_t pending; /* launches queued since the stream was last waited for */
+    struct rt_native_spare *spares; /* freed buffers' memory, oldest first */
+    int nspares, spares_cap;
+    uint64_t spare_max;
     int failed;       /* the driver's error after which the device is unusable (0 when none) */
     kcrt_stats stats;
 } rt_native_dev;
@@ -161,8 +168,9 @@ void rt_native_stats(void *dev, kcrt_stats *out);
  * memory or a module that a queued launch may use goes away. */
 void rt_native_drain(rt_native_dev *d);
 
-/* Destroys the timing events (the device is current). */
-void rt_native_events_free(rt_native_dev *d);
+/* Destroys the timing events and frees the spares (the device is
+ * current, its work done). */
+void rt_native_release(rt_native_dev *d);
 
 /* ---- describing a device --------------------------------------------------------------------------- */
 

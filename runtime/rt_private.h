@@ -287,6 +287,16 @@ kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn);
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
+/* Freed buffers' memory is kept for later buffers ("spares", docs/runtime.md).
+ * A buffer's memory comes in size classes, multiples of 256 bytes up to 4
+ * KiB and then four an octave (at most 25% over what was asked), so that
+ * freed memory fits later buffers of about its size: a model's temporaries
+ * come back with the same shapes, or nearly, on every call. */
+size_t rt_size_class(size_t bytes);
+/* What the spares may hold: KCRT_BUFFER_SPARE_MB, else an eighth of the
+ * device's memory, between 64 MiB and 1 GiB. */
+uint64_t rt_spare_limit(uint64_t device_bytes);
+
 /* Leaves a message in ctx and returns s. */
 kcrt_status rt_fail(kcrt_context *ctx, kcrt_status s, const char *fmt, ...) RT_PRINTF(3, 4);
 /* Prints "kcrt: …" on stderr when KCRT_LOG=debug. */

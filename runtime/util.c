@@ -59,6 +59,28 @@ void rt_arena_free(rt_arena *a)
     a->head = NULL;
 }
 
+/* ---- buffer memory ------------------------------------------------------------------------ */
+
+size_t rt_size_class(size_t bytes)
+{
+    size_t n = bytes ? bytes : 1;
+    if (n <= 4096)
+        return (n + 255) & ~(size_t)255;
+    size_t step = 512;
+    while (step * 8 <= n)
+        step *= 2;
+    return (n + step - 1) / step * step;
+}
+
+uint64_t rt_spare_limit(uint64_t device_bytes)
+{
+    const char *env = getenv("KCRT_BUFFER_SPARE_MB");
+    if (env && *env)
+        return (uint64_t)strtoull(env, NULL, 10) << 20;
+    uint64_t lim = device_bytes / 8;
+    return lim < (64u << 20) ? 64u << 20 : lim > (1u << 30) ? 1u << 30 : lim;
+}
+
 /* ---- messages --------------------------------------------------------------------------- */
 
 bool rt_printf(char *dst, size_t len, const char *fmt, ...)

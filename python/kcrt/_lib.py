@@ -62,7 +62,8 @@ class Stats(ctypes.Structure):  # kcrt_internal.h's kcrt_stats
     _fields_ = [(n, ctypes.c_uint64) for n in (
         "launches", "dispatches", "submissions", "transfer_submissions", "waits", "barriers",
         "pipelines_created", "descriptor_sets_allocated", "descriptor_sets_reused", "descriptor_pools_created",
-        "command_buffers_allocated", "staging_bytes", "staging_resizes", "buffers_live", "bundles_live")]
+        "command_buffers_allocated", "staging_bytes", "staging_resizes", "buffers_live", "bundles_live",
+        "buffer_allocations", "buffers_reused", "spare_bytes")]
 
 
 def _build_tree():

@@ -281,7 +281,7 @@ static void close_device(void *dev)
             d->lib.cuStreamSynchronize(d->own_stream);
             d->lib.cuStreamDestroy(d->own_stream);
         }
-        rt_native_events_free(&d->n);
+        rt_native_release(&d->n);
         cu_leave(d);
         d->lib.cuDevicePrimaryCtxRelease(d->device);
     }

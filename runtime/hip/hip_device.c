@@ -339,7 +339,7 @@ static void close_device(void *dev)
         if (d->stream != d->own_stream)
             d->lib.hipStreamSynchronize(d->stream); /* the host's: our work on it ends */
         d->lib.hipStreamSynchronize(d->own_stream);
-        rt_native_events_free(&d->n);
+        rt_native_release(&d->n);
         d->lib.hipStreamDestroy(d->own_stream);
         hip_leave(d);
     }

@@ -213,6 +213,7 @@ static void close_device(void *dev)
     vk_dev *d = dev;
     if (d->dev) {
         d->vkDeviceWaitIdle(d->dev);
+        vk_spares_free(d);
         vk_batches_free(d);
         vk_mem_free(d, &d->staging);
         if (d->queries)
@@ -472,14 +473,6 @@ int kcrt_pending_launches(const kcrt_context *ctx)
     return d->recording >= 0 ? (int)d->batches[d->recording].dispatches : 0;
 }
 
-static kcrt_status buffer_native(void *dev, void *buf, void **native, int *device)
-{
-    const vk_dev *d = dev;
-    *native = (void *)(uintptr_t)((const vk_buf *)buf)->m.buf;
-    *device = d->index;
-    return KCRT_OK;
-}
-
 static kcrt_status vulkan_device(void *dev, kcrt_vulkan_device *out)
 {
     const vk_dev *d = dev;
@@ -503,7 +496,7 @@ const rt_backend rt_vulkan_backend = {
     .buffer_create = vk_buffer_create,
     .buffer_wrap = vk_buffer_wrap,
     .vulkan_device = vulkan_device,
-    .buffer_native = buffer_native,
+    .buffer_native = vk_buffer_native,
     .buffer_free = vk_buffer_free,
     .buffer_write = vk_buffer_write,
     .buffer_read = vk_buffer_read,

@@ -98,8 +98,7 @@ static kcrt_status submit(vk_dev *d)
     return KCRT_OK;
 }
 
-/* The batch to record into: the current one, or a free one begun now. */
-static kcrt_status recording(vk_dev *d, vk_batch **out)
+kcrt_status vk_recording(vk_dev *d, vk_batch **out)
 {
     if (d->recording >= 0) {
         *out = &d->batches[d->recording];
@@ -145,6 +144,20 @@ kcrt_status vk_wait_serial(vk_dev *d, uint64_t serial)
         }
     }
     return s;
+}
+
+uint64_t vk_completed(vk_dev *d)
+{
+    uint64_t oldest_busy = d->serial + 1;
+    for (int i = 0; i < VK_BATCHES; i++) {
+        vk_batch *b = &d->batches[i];
+        if (b->state == VK_SUBMITTED && d->vkGetFenceStatus(d->dev, b->fence) == VK_SUCCESS &&
+            d->vkResetFences(d->dev, 1, &b->fence) == VK_SUCCESS)
+            recycle(d, b);
+        if (b->state != VK_FREE && b->serial < oldest_busy)
+            oldest_busy = b->serial;
+    }
+    return oldest_busy - 1;
 }
 
 kcrt_status vk_finish(void *dev)
@@ -366,8 +379,19 @@ static void order(vk_dev *d, vk_batch *b, const rt_launch_desc *l, bool always)
 /* ---- dispatch
  * ---------------------------------------------------------------------------------------------- */
 
+/* The zeros of buffers the launch is the first to use. */
+static void zero_args(vk_dev *d, vk_batch *b, const rt_launch_desc *l)
+{
+    for (int i = 0; i < l->nparams; i++) {
+        vk_buf *vb = l->buffers[i];
+        if (vb && vb->zero_pending)
+            vk_zero_in_batch(d, b, vb);
+    }
+}
+
 static kcrt_status record(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, bool serialise)
 {
+    zero_args(d, b, l);
     VkDescriptorSet set = VK_NULL_HANDLE;
     kcrt_status s = m->layout->nbindings ? descriptor_set(d, b, m, l, &set) : KCRT_OK;
     if (s != KCRT_OK)
@@ -397,7 +421,7 @@ kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l)
     if (d->lost)
         return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
     vk_batch *b;
-    kcrt_status s = recording(d, &b);
+    kcrt_status s = vk_recording(d, &b);
     if (s == KCRT_OK)
         s = record(d, b, module, l, false);
     if (s != KCRT_OK)
@@ -421,10 +445,14 @@ kcrt_status vk_buffer_copy(void *dev, void *dst, size_t dst_offset, void *src, s
     if (d->lost)
         return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
     vk_batch *b;
-    kcrt_status s = recording(d, &b);
+    kcrt_status s = vk_recording(d, &b);
     if (s != KCRT_OK)
         return s;
     vk_buf *to = dst, *from = src;
+    if (to->zero_pending)
+        vk_zero_in_batch(d, b, to);
+    if (from->zero_pending)
+        vk_zero_in_batch(d, b, from);
     VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                               .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
@@ -521,7 +549,9 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
     if (s == KCRT_OK)
         s = query_pool(d, (uint32_t)repeats * 2);
     if (s == KCRT_OK)
-        s = recording(d, &b);
+        s = vk_recording(d, &b);
+    if (s == KCRT_OK)
+        zero_args(d, b, l); /* not between the timestamps */
     if (s == KCRT_OK)
         s = record_timed(d, b, module, l, repeats, flush, flush_bytes);
     if (s != KCRT_OK) {

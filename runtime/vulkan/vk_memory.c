@@ -14,6 +14,13 @@
  * so a write never races a launch queued before it and a read sees its
  * results. Copies end with a barrier that makes their writes visible to
  * later dispatches, copies and the host.
+ *
+ * Reuse: freeing a buffer does not wait for the work that uses it. Its
+ * memory becomes a spare, kept with that batch's serial, and a later
+ * buffer of its size class takes it; what the new buffer does first is
+ * ordered after the old work (a fill recorded in the batch, or a transfer
+ * that waits). So a model's temporaries, made and freed between launches,
+ * cost neither a wait nor an allocation once their sizes have been seen.
  */
 #include "vk_private.h"
 
@@ -157,8 +164,94 @@ static kcrt_status staging(vk_dev *d, VkDeviceSize bytes)
     return s;
 }
 
+/* ---- spares: the memory of freed buffers ------------------------------------------------------------ */
+
+static void spare_remove(vk_dev *d, int i)
+{
+    d->stats.spare_bytes -= d->spares[i].m.size;
+    memmove(&d->spares[i], &d->spares[i + 1], sizeof(vk_spare) * (size_t)(d->nspares - i - 1));
+    d->nspares--;
+}
+
+/* A spare of that size, one no queued work uses if there is one (the index, or -1). */
+static int spare_find(vk_dev *d, VkDeviceSize size, uint64_t completed)
+{
+    int busy = -1;
+    for (int i = d->nspares - 1; i >= 0; i--)
+        if (d->spares[i].m.size == size) {
+            if (d->spares[i].serial <= completed)
+                return i;
+            busy = busy < 0 ? i : busy;
+        }
+    return busy;
+}
+
+/* Over the limit, the oldest spares are freed, after the work that uses
+ * them (the only time freeing a buffer waits for the device). */
+static void spares_trim(vk_dev *d)
+{
+    if (!d->spare_max)
+        d->spare_max = rt_spare_limit(d->ctx->info.memory_bytes);
+    while (d->nspares && d->stats.spare_bytes > d->spare_max) {
+        vk_spare old = d->spares[0];
+        spare_remove(d, 0);
+        vk_wait_serial(d, old.serial);
+        vk_mem_free(d, &old.m);
+    }
+}
+
+static void spare_add(vk_dev *d, vk_mem m, uint64_t serial)
+{
+    if (d->nspares == d->spares_cap) {
+        int cap = d->spares_cap ? 2 * d->spares_cap : 64;
+        vk_spare *grown = realloc(d->spares, sizeof(vk_spare) * (size_t)cap);
+        if (!grown) { /* keep nothing rather than fail a free */
+            vk_wait_serial(d, serial);
+            vk_mem_free(d, &m);
+            return;
+        }
+        d->spares = grown, d->spares_cap = cap;
+    }
+    d->spares[d->nspares++] = (vk_spare){m, serial};
+    d->stats.spare_bytes += m.size;
+    spares_trim(d);
+}
+
+void vk_spares_free(vk_dev *d)
+{
+    for (int i = 0; i < d->nspares; i++)
+        vk_mem_free(d, &d->spares[i].m);
+    free(d->spares);
+    d->spares = NULL;
+    d->nspares = d->spares_cap = 0;
+    d->stats.spare_bytes = 0;
+}
+
+/* New memory for a buffer; when the device has none left, again after
+ * the spares are given back. */
+static kcrt_status fresh_memory(vk_dev *d, VkDeviceSize size, vk_mem *m)
+{
+    VkBufferUsageFlags usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    kcrt_status s = vk_mem_create(d, size, usage, d->unified, m);
+    if (s == KCRT_ERROR_OUT_OF_MEMORY && d->nspares) {
+        vk_wait_serial(d, d->serial);
+        vk_spares_free(d);
+        s = vk_mem_create(d, size, usage, d->unified, m);
+    }
+    if (s == KCRT_OK)
+        d->stats.buffer_allocations++;
+    return s;
+}
+
 /* ---- the API's buffers ------------------------------------------------------------------------------- */
 
+/* A new buffer gets a spare of its size class, one that queued work may
+ * still use (it is ordered after that work: vk_zero_in_batch, and host
+ * transfers wait for last_serial), or fresh memory. It holds zeros: at
+ * once where memory is mapped and idle, else filled in the batch before
+ * its first use (no submission, no wait), or never, where the host's first
+ * write covers it. */
 kcrt_status vk_buffer_create(void *dev, size_t bytes, void **out)
 {
     vk_dev *d = dev;
@@ -167,22 +260,89 @@ kcrt_status vk_buffer_create(void *dev, size_t bytes, void **out)
     vk_buf *b = calloc(1, sizeof(*b));
     if (!b)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
-    VkDeviceSize size = (bytes + 3) & ~(VkDeviceSize)3; /* fills and copies work in words */
-    kcrt_status s = vk_mem_create(d, size,
-                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                  d->unified, &b->m);
-    if (s == KCRT_OK && b->m.map)
-        memset(b->m.map, 0, size);
-    else if (s == KCRT_OK)
-        s = run_once(d, record_fill, &(fill_op){b->m.buf, size});
-    if (s != KCRT_OK) {
-        vk_mem_free(d, &b->m);
-        free(b);
-        return s;
+    VkDeviceSize size = rt_size_class(bytes);
+    uint64_t completed = vk_completed(d);
+    int i = spare_find(d, size, completed);
+    if (i >= 0) {
+        b->m = d->spares[i].m;
+        b->last_serial = d->spares[i].serial > completed ? d->spares[i].serial : 0;
+        spare_remove(d, i);
+        d->stats.buffers_reused++;
+    } else {
+        kcrt_status s = fresh_memory(d, size, &b->m);
+        if (s != KCRT_OK) {
+            free(b);
+            return s;
+        }
     }
+    b->bytes = bytes;
+    if (b->m.map && !b->last_serial)
+        memset(b->m.map, 0, size);
+    else
+        b->zero_pending = true;
     *out = b;
     return KCRT_OK;
+}
+
+void vk_zero_in_batch(vk_dev *d, vk_batch *b, vk_buf *vb)
+{
+    if (vb->last_serial == b->serial) { /* a freed buffer's memory, which this batch used before */
+        VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
+        d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+        d->stats.barriers++;
+    }
+    d->vkCmdFillBuffer(b->cmd, vb->m.buf, 0, vb->m.size, 0);
+    copy_done_barrier(d, b->cmd);
+    d->stats.barriers++;
+    vb->zero_pending = false;
+    vb->last_serial = b->serial;
+}
+
+/* Before the host writes into (or hands out) a buffer no command has used
+ * yet: memory no queued work uses (a busy spare goes back for one that is
+ * idle, or fresh memory, rather than waiting), holding zeros unless the
+ * host's write covers all of it. */
+static kcrt_status settle(vk_dev *d, vk_buf *b, bool covered)
+{
+    if (!b->zero_pending)
+        return KCRT_OK;
+    uint64_t completed = vk_completed(d);
+    if (b->last_serial > completed) {
+        int i = spare_find(d, b->m.size, completed);
+        vk_mem m = {0};
+        if (i >= 0 && d->spares[i].serial <= completed) {
+            m = d->spares[i].m;
+            spare_remove(d, i);
+            d->stats.buffers_reused++;
+        } else if (fresh_memory(d, b->m.size, &m) != KCRT_OK) {
+            m.buf = VK_NULL_HANDLE; /* then wait for the work instead */
+        }
+        if (m.buf) {
+            spare_add(d, b->m, b->last_serial);
+            b->m = m;
+            b->last_serial = 0;
+        }
+    }
+    kcrt_status s = vk_wait_serial(d, b->last_serial);
+    if (s == KCRT_OK && !covered)
+        s = b->m.map ? (memset(b->m.map, 0, b->m.size), KCRT_OK)
+                     : run_once(d, record_fill, &(fill_op){b->m.buf, b->m.size});
+    if (s == KCRT_OK)
+        b->zero_pending = false;
+    return s;
+}
+
+kcrt_status vk_buffer_native(void *dev, void *buf, void **native, int *device)
+{
+    vk_dev *d = dev;
+    vk_buf *b = buf;
+    kcrt_status s = settle(d, b, false); /* the host may use it outside kcrt */
+    *native = (void *)(uintptr_t)b->m.buf;
+    *device = d->index;
+    return s;
 }
 
 /* The host's VkBuffer: never mapped here (its memory type is the
@@ -201,18 +361,23 @@ kcrt_status vk_buffer_wrap(void *dev, void *native, size_t bytes, void **out)
     b->m.buf = (VkBuffer)(uintptr_t)h->buffer;
     b->m.mem = (VkDeviceMemory)(uintptr_t)h->memory;
     b->m.size = bytes;
+    b->bytes = bytes;
     b->wrapped = true;
     *out = b;
     return KCRT_OK;
 }
 
+/* The memory becomes a spare at once, without waiting for the work that
+ * uses it; a wrapped buffer is the host's, who may free it when this
+ * returns, so that work ends first. */
 void vk_buffer_free(void *dev, void *buf)
 {
     vk_dev *d = dev;
     vk_buf *b = buf;
-    vk_wait_serial(d, b->last_serial); /* a pending launch may still use it */
-    if (!b->wrapped)
-        vk_mem_free(d, &b->m);
+    if (b->wrapped)
+        vk_wait_serial(d, b->last_serial);
+    else
+        spare_add(d, b->m, b->last_serial);
     free(b);
 }
 
@@ -220,7 +385,9 @@ kcrt_status vk_buffer_write(void *dev, void *buf, size_t offset, const void *src
 {
     vk_dev *d = dev;
     vk_buf *b = buf;
-    kcrt_status s = vk_wait_serial(d, b->last_serial);
+    kcrt_status s = settle(d, b, offset == 0 && bytes >= b->bytes);
+    if (s == KCRT_OK)
+        s = vk_wait_serial(d, b->last_serial);
     if (s != KCRT_OK)
         return s;
     if (b->m.map) {
@@ -249,6 +416,10 @@ kcrt_status vk_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_
 {
     vk_dev *d = dev;
     vk_buf *b = buf;
+    if (b->zero_pending) { /* nothing has written it */
+        memset(dst, 0, bytes);
+        return KCRT_OK;
+    }
     kcrt_status s = vk_wait_serial(d, b->last_serial);
     if (s != KCRT_OK)
         return s;

@@ -85,6 +85,7 @@
     X(vkDestroyFence)                                                                                        \
     X(vkResetFences)                                                                                         \
     X(vkWaitForFences)                                                                                       \
+    X(vkGetFenceStatus)                                                                                      \
     X(vkQueueSubmit)
 
 #define VK_DECLARE(name) PFN_##name name;
@@ -133,12 +134,22 @@ typedef struct vk_mem {
     VkDeviceSize size;
 } vk_mem;
 
-/* A buffer of the API. */
+/* A buffer of the API. Its memory may be larger than asked for (a size
+ * class, so that freed memory fits later buffers) and may be memory a freed
+ * buffer held, still in use by queued work (last_serial says until when). */
 typedef struct vk_buf {
     vk_mem m;
-    uint64_t last_serial; /* the last batch whose work uses it */
+    size_t bytes;         /* as asked for */
+    uint64_t last_serial; /* the last batch whose work uses its memory */
     bool wrapped;         /* the host's VkBuffer (kcrt_buffer_wrap): never destroyed here */
+    bool zero_pending;    /* holds zeros for the API, not yet in memory: filled before its first use */
 } vk_buf;
+
+/* The memory of a freed buffer, kept for a later one of its size class. */
+typedef struct vk_spare {
+    vk_mem m;
+    uint64_t serial; /* the last batch that uses it */
+} vk_spare;
 
 /* Descriptor set and pipeline layouts, shared by variants of one shape. */
 typedef struct vk_layout {
@@ -206,6 +217,9 @@ typedef struct vk_dev {
     VkCommandBuffer xfer_cmd;
     VkFence xfer_fence;
     vk_mem staging;
+    vk_spare *spares; /* oldest first */
+    int nspares, spares_cap;
+    VkDeviceSize spare_max; /* bytes the spares may hold */
     VkQueryPool queries;
     uint32_t nqueries;
     bool unified; /* buffers live in host-visible device memory */
@@ -227,6 +241,11 @@ void vk_buffer_free(void *dev, void *buf);
 kcrt_status vk_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status vk_buffer_read(void *dev, void *buf, size_t offset, void *dst, size_t bytes);
 kcrt_status vk_buffer_copy(void *dev, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes);
+kcrt_status vk_buffer_native(void *dev, void *buf, void **native, int *device);
+void vk_spares_free(vk_dev *d);
+/* Into batch b (being recorded): the zeros a new buffer holds, before its
+ * first use there, and a barrier that makes later commands see them. */
+void vk_zero_in_batch(vk_dev *d, vk_batch *b, vk_buf *vb);
 
 /* vk_exec.c */
 kcrt_status vk_launch(void *dev, void *module, const rt_launch_desc *l);
@@ -236,6 +255,11 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
 /* Waits until the work of batch `serial` (and every earlier one) is done,
  * submitting it first if it is still being recorded. */
 kcrt_status vk_wait_serial(vk_dev *d, uint64_t serial);
+/* The newest batch whose work, and every earlier batch's, is done; without
+ * waiting (batches found done are recycled). */
+uint64_t vk_completed(vk_dev *d);
+/* The batch being recorded, or a free one begun now. */
+kcrt_status vk_recording(vk_dev *d, vk_batch **out);
 void vk_batches_free(vk_dev *d);
 
 #endif

@@ -263,17 +263,84 @@ static void test_copy_between_buffers_in_order(void **state)
     kcrt_buffer_free(bx), kcrt_buffer_free(by), kcrt_buffer_free(bz);
 }
 
-static void test_free_waits_for_pending_launches(void **state)
+/* y = x + y over 64 floats, queued */
+static void add_into(kcrt_buffer *bx, kcrt_buffer *by)
 {
-    (void)state;
-    float x[64];
-    kcrt_buffer *bx = eighths(64, 11, x), *by = eighths(64, 12, x);
     kcrt_arg args[] = {KCRT_I32(64), KCRT_F32(1.0f), KCRT_BUF(bx), KCRT_BUF(by)};
     ASSERT_OK(kcrt_launch(rt_kernel("saxpy"), args, 4));
-    kcrt_buffer_free(
-        by); /* pending: the runtime submits and waits first (the validation layer would see it) */
-    assert_int_equal(0, kcrt_pending_launches(rt_ctx));
-    kcrt_buffer_free(bx);
+}
+
+static void assert_floats(kcrt_buffer *b, const float *want)
+{
+    float *got = rt_read(b);
+    assert_memory_equal(want, got, 64 * sizeof(float));
+    free(got);
+}
+
+/* Freeing a buffer that queued work uses does not wait for it: its memory
+ * goes to the spares, and the next buffer of its size takes it, holding
+ * zeros before anything uses it (a fill in the batch, after the old work),
+ * with no new allocation and still no wait. */
+static void test_free_does_not_wait_and_memory_is_reused(void **state)
+{
+    (void)state;
+    float x[64], y[64];
+    kcrt_buffer *bx = eighths(64, 11, x), *by = eighths(64, 12, y);
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    kcrt_stats before = stats();
+    add_into(bx, by);
+    kcrt_buffer_free(by);                  /* pending: not waited for */
+    kcrt_buffer *bz = rt_buf(64 * 4);
+    float zeros[64] = {0};
+    assert_floats(bz, zeros);              /* not used yet: zeros, from the host */
+    add_into(bx, bz);                      /* after the fill: bz = x, not x + x + y */
+    kcrt_stats mid = stats();
+    assert_int_equal(before.waits, mid.waits);
+    assert_int_equal(before.buffer_allocations, mid.buffer_allocations);
+    assert_int_equal(1, mid.buffers_reused - before.buffers_reused);
+    if (rt_on_vulkan())
+        assert_int_equal(2, kcrt_pending_launches(rt_ctx));
+    assert_floats(bz, x);
+
+    /* the host's first write into memory queued work still uses takes other
+     * memory instead of waiting: the pending launch is left alone */
+    add_into(bx, bz);
+    kcrt_buffer_free(bz);
+    kcrt_buffer *bw = rt_buf(64 * 4);
+    float w[64];
+    for (int i = 0; i < 64; i++)
+        w[i] = (float)i - 7.5f;
+    kcrt_stats b2 = stats();
+    ASSERT_OK(kcrt_buffer_write(bw, 0, w, sizeof w));
+    kcrt_stats a2 = stats(); /* the only waits: the write's own copies where memory is not mapped */
+    assert_int_equal(a2.transfer_submissions - b2.transfer_submissions, a2.waits - b2.waits);
+    if (rt_on_vulkan())
+        assert_int_equal(1, kcrt_pending_launches(rt_ctx));
+    assert_floats(bw, w);
+    kcrt_buffer_free(bx), kcrt_buffer_free(bw);
+}
+
+/* The spares hold at most KCRT_BUFFER_SPARE_MB (8 here: main): past it
+ * the oldest are freed, after the work that used them. */
+static void test_spares_are_bounded(void **state)
+{
+    (void)state;
+    enum { MB = 1 << 20, N = 6 };
+    kcrt_buffer *big[N];
+    float x[64], y[64];
+    kcrt_buffer *bx = eighths(64, 21, x), *by = eighths(64, 22, y);
+    for (int i = 0; i < N; i++)
+        big[i] = rt_buf((size_t)(3 + i) * MB); /* each its own size class */
+    add_into(bx, by);
+    for (int i = 0; i < N; i++)
+        kcrt_buffer_free(big[i]);
+    assert_true(stats().spare_bytes <= 8 * MB);
+    ASSERT_OK(kcrt_finish(rt_ctx));
+    float want[64];
+    for (int i = 0; i < 64; i++)
+        want[i] = x[i] + y[i];
+    assert_floats(by, want);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
 }
 
 static void test_bundle_free_with_pending_launches(void **state)
@@ -391,6 +458,7 @@ static void test_cold_timed_launches(void **state)
 
 int main(void)
 {
+    setenv("KCRT_BUFFER_SPARE_MB", "8", 0); /* test_spares_are_bounded */
     int rc = rt_open_or_skip("test_rt_batch");
     if (rc)
         return rc;
@@ -404,7 +472,8 @@ int main(void)
         cmocka_unit_test_teardown(test_long_runs_submit_on_their_own, rt_teardown),
         cmocka_unit_test_teardown(test_write_waits_for_the_launch_before_it, rt_teardown),
         cmocka_unit_test_teardown(test_copy_between_buffers_in_order, rt_teardown),
-        cmocka_unit_test_teardown(test_free_waits_for_pending_launches, rt_teardown),
+        cmocka_unit_test_teardown(test_free_does_not_wait_and_memory_is_reused, rt_teardown),
+        cmocka_unit_test_teardown(test_spares_are_bounded, rt_teardown),
         cmocka_unit_test_teardown(test_bundle_free_with_pending_launches, rt_teardown),
         cmocka_unit_test_teardown(test_large_transfers_in_pieces, rt_teardown),
         cmocka_unit_test_teardown(test_timed_launches, rt_teardown),

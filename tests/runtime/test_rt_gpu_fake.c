@@ -902,6 +902,58 @@ static void test_copies_are_queued_on_the_stream(void **state)
     }
 }
 
+/* Freeing a buffer while launches that use it are queued does not wait:
+ * its memory is kept, and the next buffer of its size class gets it,
+ * zeroed on the stream behind those launches; no allocation, no wait.
+ * Past KCRT_BUFFER_SPARE_MB the oldest memory is freed, after the stream. */
+static void test_freed_memory_is_reused_without_waiting(void **state)
+{
+    (void)state;
+    if (!need_bundle())
+        return;
+    const char *backends[] = {"hip", "cuda"};
+    fake_state *fakes[] = {hip, cuda};
+    const char *sync[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
+    const char *alloc[] = {"hipMalloc", "cuMemAlloc"};
+    const char *release[] = {"hipFree", "cuMemFree"};
+    const char *zero[] = {"hipMemsetAsync", "cuMemsetD8Async"};
+    setenv("KCRT_BUFFER_SPARE_MB", "1", 1);
+    for (int i = 0; i < 2; i++) {
+        kcrt_context *c = open_on(backends[i]);
+        kcrt_bundle *b = load_bundle(c);
+        kcrt_buffer *x, *y, *big[2];
+        run_saxpy_like(c, b, &x); /* five launches queued on x */
+        fakes[i]->trace[0] = 0;
+        kcrt_buffer_free(x);
+        ASSERT_OK(kcrt_buffer_create(c, 1000, &y), c); /* 1024 bytes: x's size class */
+        const char *t = fakes[i]->trace;
+        assert_int_equal(0, count(t, sync[i]));
+        assert_int_equal(0, count(t, alloc[i]));
+        assert_int_equal(0, count(t, release[i]));
+        assert_int_equal(1, count(t, zero[i]));
+        float back[250];
+        ASSERT_OK(kcrt_buffer_read(y, 0, back, sizeof(back)), c);
+        for (int j = 0; j < 250; j++)
+            assert_true(back[j] == 0.0f);
+        for (int j = 0; j < 2; j++)
+            ASSERT_OK(kcrt_buffer_create(c, 600 << 10, &big[j]), c);
+        fakes[i]->trace[0] = 0;
+        kcrt_buffer_free(big[0]); /* 600 KiB kept */
+        assert_int_equal(0, count(t, release[i]));
+        kcrt_buffer_free(big[1]); /* past 1 MiB: the older is freed */
+        assert_int_equal(1, count(t, release[i]));
+        kcrt_stats st;
+        kcrt_stats_get(c, &st);
+        assert_true(st.spare_bytes <= 1 << 20);
+        assert_true(st.buffers_reused >= 1);
+        kcrt_buffer_free(y);
+        kcrt_bundle_free(b);
+        kcrt_close(c);
+        assert_int_equal(0, fakes[i]->live_allocations); /* the spares freed with the context */
+    }
+    unsetenv("KCRT_BUFFER_SPARE_MB");
+}
+
 static void test_timing_uses_events(void **state)
 {
     (void)state;
@@ -1231,6 +1283,7 @@ int main(void)
         cmocka_unit_test_setup(test_kernel_without_arguments, fresh),
         cmocka_unit_test_setup(test_launches_are_queued_and_transfers_wait, fresh),
         cmocka_unit_test_setup(test_copies_are_queued_on_the_stream, fresh),
+        cmocka_unit_test_setup(test_freed_memory_is_reused_without_waiting, fresh),
         cmocka_unit_test_setup(test_timing_uses_events, fresh),
         cmocka_unit_test_setup(test_cold_timing_flushes_between_events, fresh),
         cmocka_unit_test_setup(test_driver_errors_name_the_call, fresh),

@@ -106,9 +106,12 @@ kcrt_status kcrt_kernel_get_variant(kcrt_bundle *b, const char *name, const char
 
 /* Device buffers. A new buffer holds zeros. Writes and reads are ordered
  * with the launches before them: they wait for pending work that uses the
- * buffer. */
+ * buffer. kcrt_buffer_free does not wait for such work, which still runs:
+ * the memory is kept for a later buffer of about its size, and what that
+ * buffer does is ordered after the work (docs/runtime.md, "Memory"); a
+ * wrapped buffer's free waits, since the memory is the host's. */
 kcrt_status kcrt_buffer_create(kcrt_context *ctx, size_t bytes, kcrt_buffer **out);
-void kcrt_buffer_free(kcrt_buffer *buf); /* waits for pending work that uses it */
+void kcrt_buffer_free(kcrt_buffer *buf);
 kcrt_status kcrt_buffer_write(kcrt_buffer *buf, size_t offset, const void *src, size_t bytes);
 kcrt_status kcrt_buffer_read(kcrt_buffer *buf, size_t offset, void *dst, size_t bytes);
 /* bytes of src from src_offset to dst at dst_offset, on the device: queued
