@@ -211,8 +211,9 @@ def test_forward_reads_nothing_back(ops, rng, monkeypatch, batch, on_device):
     monkeypatch.undo()
     assert reads == []
     # nor does it wait for the device: freeing a temporary does not (its memory is kept for the next one,
-    # libkcrt's spares), nor does a new buffer's zeroing; the only waits are the host's own uploads (f0, noise)
-    # where memory is not mapped. Until 2026-12-05 one item made 117 waits on lavapipe, 346 with staging.
+    # libkcrt's spares), nor does a new buffer's zeroing, nor an upload of f0 or noise on Vulkan (a copy in the
+    # batch); HIP and CUDA wait for their uploads. Until 2026-12-05 one item made 117 waits on lavapipe, 346 with
+    # device-local memory (KCRT_VULKAN_STAGING=1).
     delta = {k: after[k] - before[k] for k in ("waits", "transfer_submissions", "buffers_reused")}
     assert delta["waits"] == delta["transfer_submissions"], delta
     assert delta["buffers_reused"] > 0, delta

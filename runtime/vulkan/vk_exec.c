@@ -20,7 +20,8 @@
  * run out) and resets them when its fence has been waited for; a small
  * cache in the batch gives a launch with the same layout and buffers as an
  * earlier one the same descriptor set, without vkUpdateDescriptorSets.
- * Spilled scalars are copied into host-visible chunks the batch keeps.
+ * Spilled scalars, and the host's writes where memory is not mapped, are
+ * copied into host-visible chunks the batch keeps (vk_arena).
  * Pipelines are made once per variant (vk_device.c).
  */
 #include "vk_private.h"
@@ -35,6 +36,8 @@ enum {
     CHUNK_BYTES = 64 << 10,
 };
 
+static void arena_free(vk_dev *d, vk_arena *a);
+
 /* ---- batches ---------------------------------------------------------------------------------- */
 
 static void recycle(vk_dev *d, vk_batch *b)
@@ -43,8 +46,9 @@ static void recycle(vk_dev *d, vk_batch *b)
         d->vkResetDescriptorPool(d->dev, b->pools[i], 0);
     b->cur_pool = 0;
     memset(b->memo, 0, sizeof(b->memo));
-    b->cur_chunk = 0;
-    b->chunk_used = 0;
+    b->args.cur = b->uploads.cur = 0;
+    b->args.used = b->uploads.used = 0;
+    b->args.given = b->uploads.given = 0;
     b->nwritten = b->nread = 0;
     b->dispatches = 0;
     b->bound = VK_NULL_HANDLE;
@@ -175,9 +179,8 @@ void vk_batches_free(vk_dev *d)
         for (int j = 0; j < b->npools; j++)
             d->vkDestroyDescriptorPool(d->dev, b->pools[j], NULL);
         free(b->pools);
-        for (int j = 0; j < b->nchunks; j++)
-            vk_mem_free(d, &b->chunks[j]);
-        free(b->chunks);
+        arena_free(d, &b->args);
+        arena_free(d, &b->uploads);
         if (b->fence)
             d->vkDestroyFence(d->dev, b->fence, NULL);
         memset(b, 0, sizeof(*b));
@@ -233,33 +236,41 @@ static kcrt_status allocate_set(vk_dev *d, vk_batch *b, VkDescriptorSetLayout la
     }
 }
 
-/* Where spilled scalars go: a piece of one of the batch's host-visible chunks. */
-static kcrt_status args_space(vk_dev *d, vk_batch *b, uint32_t size, vk_mem **chunk, VkDeviceSize *offset)
+kcrt_status vk_arena_space(vk_dev *d, vk_arena *a, VkDeviceSize size, VkDeviceSize align, VkBufferUsageFlags usage,
+                           vk_mem **chunk, VkDeviceSize *offset)
 {
-    VkDeviceSize align = d->caps.limits.minStorageBufferOffsetAlignment;
-    align = align ? align : 16;
-    VkDeviceSize at = (b->chunk_used + align - 1) / align * align;
-    if (b->cur_chunk < b->nchunks && at + size > b->chunks[b->cur_chunk].size) {
-        b->cur_chunk++;
+    VkDeviceSize at = (a->used + align - 1) / align * align;
+    if (a->cur < a->nchunks && at + size > a->chunks[a->cur].size) {
+        a->cur++;
         at = 0;
     }
-    if (b->cur_chunk == b->nchunks) {
-        vk_mem *grown = realloc(b->chunks, sizeof(vk_mem) * (size_t)(b->nchunks + 1));
+    while (a->cur < a->nchunks && size > a->chunks[a->cur].size) /* a smaller one made for an earlier batch */
+        a->cur++;
+    if (a->cur == a->nchunks) {
+        vk_mem *grown = realloc(a->chunks, sizeof(vk_mem) * (size_t)(a->nchunks + 1));
         if (!grown)
             return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
-        b->chunks = grown;
+        a->chunks = grown;
         VkDeviceSize bytes = size > CHUNK_BYTES ? size : CHUNK_BYTES;
-        kcrt_status s =
-            vk_mem_create(d, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &b->chunks[b->nchunks]);
+        kcrt_status s = vk_mem_create(d, bytes, usage, true, &a->chunks[a->nchunks]);
         if (s != KCRT_OK)
             return s;
-        b->nchunks++;
+        a->nchunks++;
         at = 0;
     }
-    *chunk = &b->chunks[b->cur_chunk];
+    *chunk = &a->chunks[a->cur];
     *offset = at;
-    b->chunk_used = at + size;
+    a->used = at + size;
+    a->given += size;
     return KCRT_OK;
+}
+
+static void arena_free(vk_dev *d, vk_arena *a)
+{
+    for (int j = 0; j < a->nchunks; j++)
+        vk_mem_free(d, &a->chunks[j]);
+    free(a->chunks);
+    memset(a, 0, sizeof(*a));
 }
 
 static vk_memo *memo_slot(vk_batch *b, const vk_module *m, const VkBuffer *bufs)
@@ -304,7 +315,9 @@ static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, co
     if (m->spilled) {
         vk_mem *chunk = NULL;
         VkDeviceSize at = 0;
-        if ((s = args_space(d, b, l->args_size, &chunk, &at)) != KCRT_OK)
+        VkDeviceSize align = d->caps.limits.minStorageBufferOffsetAlignment;
+        if ((s = vk_arena_space(d, &b->args, l->args_size, align ? align : 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                &chunk, &at)) != KCRT_OK)
             return s;
         memcpy((char *)chunk->map + at, l->args, l->args_size);
         info[n++] = (VkDescriptorBufferInfo){chunk->buf, at, l->args_size};

@@ -6,11 +6,14 @@
  * for its whole life, and a transfer is a memcpy. Elsewhere a buffer lives
  * in device-local memory and a transfer goes through one staging buffer per
  * device (grown on demand, up to STAGING_MAX; larger transfers go in
- * pieces) with a copy command. KCRT_VULKAN_STAGING=1 forces the staged path
- * on any device, so that the tests cover it on lavapipe.
+ * pieces) with a copy command, waited for; except a write of up to
+ * UPLOAD_MAX, which is copied into the batch's upload memory and recorded
+ * in the batch, in order with its launches, without a wait.
+ * KCRT_VULKAN_STAGING=1 forces the staged path on any device, so that the
+ * tests cover it on lavapipe.
  *
  * Ordering: every buffer remembers the last batch that uses it. A transfer
- * first waits for that batch (submitting it if it is still being recorded),
+ * that is not recorded in the batch first waits for that batch (submitting it if it is still being recorded),
  * so a write never races a launch queued before it and a read sees its
  * results. Copies end with a barrier that makes their writes visible to
  * later dispatches, copies and the host.
@@ -27,7 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { STAGING_MAX = 16 << 20 };
+/* A write of up to UPLOAD_MAX bytes into memory the host cannot map is
+ * copied into the batch's upload chunks and recorded there, up to
+ * BATCH_UPLOADS_MAX a batch; larger ones go through the staging buffer,
+ * waited for. */
+enum { STAGING_MAX = 16 << 20, UPLOAD_MAX = 4 << 20, BATCH_UPLOADS_MAX = 32 << 20 };
 
 kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host, vk_mem *m)
 {
@@ -381,10 +388,59 @@ void vk_buffer_free(void *dev, void *buf)
     free(b);
 }
 
+/* A barrier before a transfer into b when batch bt has used b's memory:
+ * earlier commands of the batch read or wrote it. (Earlier batches end
+ * with a barrier that covers transfers.) */
+static void before_transfer(vk_dev *d, vk_batch *bt, const vk_buf *b)
+{
+    if (b->last_serial != bt->serial)
+        return;
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
+    d->vkCmdPipelineBarrier(bt->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    d->stats.barriers++;
+}
+
+/* The host's bytes, copied now into the batch's upload memory, reach b by
+ * a copy recorded in the batch, in order with its launches: the write
+ * returns without a submission or a wait (the bytes are already ours). */
+static kcrt_status upload_in_batch(vk_dev *d, vk_batch *bt, vk_buf *b, size_t offset, const void *src, size_t bytes)
+{
+    vk_mem *chunk;
+    VkDeviceSize at;
+    kcrt_status s = vk_arena_space(d, &bt->uploads, bytes, 16, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &chunk, &at);
+    if (s != KCRT_OK)
+        return s;
+    memcpy((char *)chunk->map + at, src, bytes);
+    if (b->zero_pending && !(offset == 0 && bytes >= b->bytes))
+        vk_zero_in_batch(d, bt, b);
+    else
+        before_transfer(d, bt, b);
+    b->zero_pending = false;
+    VkBufferCopy region = {at, offset, bytes};
+    d->vkCmdCopyBuffer(bt->cmd, chunk->buf, b->m.buf, 1, &region);
+    copy_done_barrier(d, bt->cmd);
+    d->stats.barriers++;
+    b->last_serial = bt->serial;
+    return KCRT_OK;
+}
+
 kcrt_status vk_buffer_write(void *dev, void *buf, size_t offset, const void *src, size_t bytes)
 {
     vk_dev *d = dev;
     vk_buf *b = buf;
+    /* not a wrapped buffer: the host sees its memory by other means, and
+     * expects the bytes there when this returns */
+    if (!b->m.map && !b->wrapped && bytes <= UPLOAD_MAX) {
+        vk_batch *bt;
+        kcrt_status s = vk_recording(d, &bt);
+        if (s != KCRT_OK)
+            return s;
+        if (bt->uploads.given + bytes <= BATCH_UPLOADS_MAX)
+            return upload_in_batch(d, bt, b, offset, src, bytes);
+    }
     kcrt_status s = settle(d, b, offset == 0 && bytes >= b->bytes);
     if (s == KCRT_OK)
         s = vk_wait_serial(d, b->last_serial);

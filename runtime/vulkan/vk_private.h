@@ -180,6 +180,15 @@ typedef struct vk_memo {
     VkDescriptorSet set;
 } vk_memo;
 
+/* Host-visible memory a batch hands out in pieces, all taken back when
+ * the batch is recycled; chunks are kept for the next time. */
+typedef struct vk_arena {
+    vk_mem *chunks;
+    int nchunks, cur;
+    VkDeviceSize used;  /* of chunks[cur] */
+    VkDeviceSize given; /* bytes handed out since the batch began */
+} vk_arena;
+
 /* One command buffer of launches, recorded until it is submitted, then
  * in flight until its fence is waited for; its descriptor pools, memo and
  * argument memory are recycled with it. */
@@ -192,9 +201,8 @@ typedef struct vk_batch {
     VkDescriptorPool *pools;
     int npools, cur_pool;
     vk_memo memo[VK_MEMO];
-    vk_mem *chunks; /* spilled scalars */
-    int nchunks, cur_chunk;
-    VkDeviceSize chunk_used;
+    vk_arena args;    /* spilled scalars */
+    vk_arena uploads; /* the host's writes, copied in the batch */
     VkBuffer written[VK_HAZARDS], read[VK_HAZARDS]; /* since the last barrier */
     int nwritten, nread;
     VkPipeline bound;
@@ -258,6 +266,10 @@ kcrt_status vk_wait_serial(vk_dev *d, uint64_t serial);
 /* The newest batch whose work, and every earlier batch's, is done; without
  * waiting (batches found done are recycled). */
 uint64_t vk_completed(vk_dev *d);
+/* `size` bytes at *offset in *chunk, aligned to `align`, from a's
+ * chunks (made with `usage`, at least 64 KiB). */
+kcrt_status vk_arena_space(vk_dev *d, vk_arena *a, VkDeviceSize size, VkDeviceSize align, VkBufferUsageFlags usage,
+                           vk_mem **chunk, VkDeviceSize *offset);
 /* The batch being recorded, or a free one begun now. */
 kcrt_status vk_recording(vk_dev *d, vk_batch **out);
 void vk_batches_free(vk_dev *d);

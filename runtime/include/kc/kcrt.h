@@ -105,8 +105,10 @@ kcrt_status kcrt_kernel_get_variant(kcrt_bundle *b, const char *name, const char
                                     kcrt_kernel **out);
 
 /* Device buffers. A new buffer holds zeros. Writes and reads are ordered
- * with the launches before them: they wait for pending work that uses the
- * buffer. kcrt_buffer_free does not wait for such work, which still runs:
+ * with the launches before them: a read waits for pending work that uses
+ * the buffer; a write waits for it too, or is queued behind it (Vulkan,
+ * memory the host cannot map: the bytes are copied before the call
+ * returns, so `src` is free again). kcrt_buffer_free does not wait for such work, which still runs:
  * the memory is kept for a later buffer of about its size, and what that
  * buffer does is ordered after the work (docs/runtime.md, "Memory"); a
  * wrapped buffer's free waits, since the memory is the host's. */
