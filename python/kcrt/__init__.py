@@ -11,6 +11,8 @@ The API is DESIGN.md §10's; docs/python.md says all of it. Every failure is
 a kcrt.Error (a RuntimeError) whose message is libkcrt's (kcrt_error) or
 names the parameter that is wrong.
 """
+import math
+
 import numpy as np
 
 from . import _dlpack, _lib
@@ -332,7 +334,7 @@ class Kernel:
             _check(_c.kcrt_launch(self._ptr, self._args, len(self._params)), self.ctx._ptr)
         finally:
             for buf in padded:
-                buf.free()  # waits for the launch: the copy must outlive it
+                buf.free()  # no wait: libkcrt keeps the memory for the launch (docs/runtime.md, "Spares")
 
     def _pad_views(self, args):
         """A const vector view (float4 x[kc_cdiv(n, 4)]) reads whole elements,
@@ -340,7 +342,8 @@ class Kernel:
         kcrt's own tensors are; a wrapped one (kcrt.from_dlpack on CUDA or
         HIP, ctx.wrap) holds exactly its bytes. Such a buffer goes to the
         launch as a copy rounded up to whole elements, made on the device
-        (Buffer.copy_from) and freed after the launch, which waits for it.
+        (Buffer.copy_from) and freed after the launch is queued (libkcrt
+        keeps its memory from the next buffer until the launch is done).
         Writable views are left to the runtime's size check: a copy would
         lose what the kernel writes."""
         padded = []
@@ -477,7 +480,7 @@ class Tensor:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return math.prod(self.shape) if self.shape else 1
 
     @property
     def nbytes(self):

@@ -8,6 +8,7 @@ the exported object alive; the capsule's own destructor calls that deleter
 when nobody consumed it, as the protocol asks.
 """
 import ctypes
+import math
 
 import numpy as np
 
@@ -99,7 +100,7 @@ class Taken:
 
     @property
     def nbytes(self):
-        n = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        n = math.prod(self.shape) if self.shape else 1
         return n * (self.dtype.itemsize if self.dtype is not None else 0)
 
     def release(self):

@@ -94,10 +94,10 @@ class Ops:
         buffers)."""
         if len(t.shape) <= n:
             return [t]
-        items, shape = int(np.prod(t.shape[:-n], dtype=np.int64)), tuple(t.shape[-n:])
+        items, shape = math.prod(t.shape[:-n]), tuple(t.shape[-n:])
         if items == 1:  # (1, C, T): a model's usual call, no copy
             return [Tensor(t.buffer, shape, t.dtype)]
-        size = int(np.prod(shape, dtype=np.int64)) * t.dtype.itemsize
+        size = math.prod(shape) * t.dtype.itemsize
         rows = []
         for i in range(items):
             buf = self.ctx.buffer(max(16, (size + 15) // 16 * 16))
@@ -318,9 +318,9 @@ class Ops:
         w2 = w if len(w.shape) == 2 else Tensor(w.buffer, (1, w.shape[0]), np.float32)
         n, kdim = w2.shape
         if x.shape[-1] != kdim:
-            rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+            rows = math.prod(x.shape[:-1])
             _fail(op, "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (rows, x.shape[-1], kdim, n))
-        m = int(np.prod(x.shape[:-1], dtype=np.int64))
+        m = math.prod(x.shape[:-1])
         has_bias = bias is not None
         b = self._bias(op, bias, n)
         y = Tensor(self.ctx.buffer(_bytes(m * n)), x.shape[:-1] + (n,), np.float32)
@@ -364,7 +364,7 @@ class Ops:
             _fail(op, "The size of tensor a (%s) must match the size of tensor b (%s) at a non-singleton dimension"
                   % (list(a2.shape[:-2]), list(b2.shape[:-2])))
         shape = batch + ((m,) if len(a.shape) > 1 else ()) + ((n,) if len(b.shape) > 1 else ())
-        items = int(np.prod(batch, dtype=np.int64))
+        items = math.prod(batch)
         if items * m * n == 0:
             return self._zeros(shape)
         y = Tensor(self.ctx.buffer(_bytes(items * m * n)), shape, np.float32)
@@ -382,7 +382,7 @@ class Ops:
         """t (..., R, C) for bmm over the batch dims `batch`: the tensor and
         its batch stride in floats."""
         tb = t.shape[:-2]
-        if int(np.prod(tb, dtype=np.int64)) == 1:
+        if math.prod(tb) == 1:
             return t, 0
         if tuple(tb) == tuple(batch):
             return t, size
@@ -399,10 +399,10 @@ class Ops:
             _fail(op, "the float16 path takes a 2-D weight, got %s" % list(w.shape))
         n, kdim = w.shape
         if not x.shape or x.shape[-1] != kdim:
-            rows = int(np.prod(x.shape[:-1], dtype=np.int64)) if x.shape else 1
+            rows = math.prod(x.shape[:-1]) if x.shape else 1
             _fail(op, "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (
                 rows, x.shape[-1] if x.shape else 0, kdim, n))
-        m = int(np.prod(x.shape[:-1], dtype=np.int64))
+        m = math.prod(x.shape[:-1])
         b = self._zeros(n) if bias is None else self._float_vector(op, "bias", bias, n)
         y = self._half_out(x.shape[:-1] + (n,))
         if m == 1 and "gemv_f16" in self.bundle.kernels:  # a decode step: gemv's body on half4 views
@@ -426,7 +426,7 @@ class Ops:
             raise
 
     def _half_out(self, shape):
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         return Tensor(self.ctx.buffer(max(16, (2 * n + 15) // 16 * 16)), tuple(shape), np.float16)
 
     def _float_vector(self, op, name, v, n):
@@ -472,7 +472,7 @@ class Ops:
         if not shape or tuple(x.shape[-len(shape):]) != shape:
             _fail(op, "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s" % (
                 list(shape), ", ".join(str(s) for s in shape), list(x.shape)))
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         rows = x.size // n
         g = self._affine(op, "weight", weight, shape, 1.0)
         b = self._affine(op, "bias", bias, shape, 0.0)
@@ -493,7 +493,7 @@ class Ops:
         if c % num_groups:
             _fail(op, "Expected number of channels in input to be divisible by num_groups, but got input of "
                   "shape %s and num_groups=%d" % (list(x.shape), num_groups))
-        if n * int(np.prod(x.shape[2:], dtype=np.int64)) == 1:
+        if n * math.prod(x.shape[2:]) == 1:
             _fail(op, "Expected more than 1 value per channel when training, got input size %s" % list(x.shape))
         g = self._affine(op, "weight", weight, (c,), 1.0)
         b = self._affine(op, "bias", bias, (c,), 0.0)
@@ -747,7 +747,7 @@ class Ops:
             _fail(op, "dropout_p=%r: kcrt.nn runs inference; dropout is not applied" % (dropout_p,))
         if is_causal and attn_mask is not None:
             _fail(op, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-        bh = int(np.prod(lead, dtype=np.int64))
+        bh = math.prod(lead)
         mode, mask = 0, self._zeros(1)
         if attn_mask is not None:
             m = attn_mask.numpy() if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
@@ -1057,7 +1057,7 @@ class Ops:
         items copied into place on the device."""
         if len(outs) == 1:
             return Tensor(outs[0].buffer, shape, outs[0].dtype)
-        size = int(np.prod(outs[0].shape, dtype=np.int64)) * outs[0].dtype.itemsize
+        size = math.prod(outs[0].shape) * outs[0].dtype.itemsize
         buf = self.ctx.buffer(max(16, (size * len(outs) + 15) // 16 * 16))
         for i, o in enumerate(outs):
             buf.copy_from(o.buffer, size, offset=i * size)

@@ -15,6 +15,7 @@ where (a header past the end, a tensor whose bytes do not match its shape,
 overlapping or out-of-range offsets); nothing is read past the file.
 """
 import json
+import math
 import struct
 
 import numpy as np
@@ -64,7 +65,7 @@ def load(path):
         if any(s < 0 for s in shape) or not (isinstance(begin, int) and isinstance(end, int)):
             _fail(path, "tensor %r: bad shape %s or offsets %r" % (name, shape, info["data_offsets"]))
         item = np.dtype(_DTYPES[dtype]).itemsize
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
         if not 0 <= begin <= end <= len(body) or end - begin != count * item:
             _fail(path, "tensor %r: bytes [%d, %d) of a %d-byte data area, but %s %s needs %d" % (
                 name, begin, end, len(body), dtype, shape, count * item))
