@@ -13,9 +13,9 @@
  * tests cover it on lavapipe.
  *
  * Ordering: every buffer remembers the last batch that uses it. A transfer
- * that is not recorded in the batch first waits for that batch (submitting it if it is still being recorded),
- * so a write never races a launch queued before it and a read sees its
- * results. Copies end with a barrier that makes their writes visible to
+ * not recorded in the batch first waits for that batch (submitting it if
+ * it is still being recorded), so a write never races a launch queued
+ * before it and a read sees its results. Copies end with a barrier that makes their writes visible to
  * later dispatches, copies and the host.
  *
  * Reuse: freeing a buffer does not wait for the work that uses it. Its
