@@ -291,16 +291,24 @@ kcrt_status vk_buffer_create(void *dev, size_t bytes, void **out)
     return KCRT_OK;
 }
 
+/* A barrier before a transfer into b when batch bt has used b's memory:
+ * earlier commands of the batch read or wrote it. (Earlier batches end
+ * with a barrier that covers transfers.) */
+static void before_transfer(vk_dev *d, vk_batch *bt, const vk_buf *b)
+{
+    if (b->last_serial != bt->serial)
+        return;
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
+    d->vkCmdPipelineBarrier(bt->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    d->stats.barriers++;
+}
+
 void vk_zero_in_batch(vk_dev *d, vk_batch *b, vk_buf *vb)
 {
-    if (vb->last_serial == b->serial) { /* a freed buffer's memory, which this batch used before */
-        VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                                  .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
-        d->vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
-        d->stats.barriers++;
-    }
+    before_transfer(d, b, vb); /* a freed buffer's memory, which this batch used before */
     d->vkCmdFillBuffer(b->cmd, vb->m.buf, 0, vb->m.size, 0);
     copy_done_barrier(d, b->cmd);
     d->stats.barriers++;
@@ -386,21 +394,6 @@ void vk_buffer_free(void *dev, void *buf)
     else
         spare_add(d, b->m, b->last_serial);
     free(b);
-}
-
-/* A barrier before a transfer into b when batch bt has used b's memory:
- * earlier commands of the batch read or wrote it. (Earlier batches end
- * with a barrier that covers transfers.) */
-static void before_transfer(vk_dev *d, vk_batch *bt, const vk_buf *b)
-{
-    if (b->last_serial != bt->serial)
-        return;
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
-    d->vkCmdPipelineBarrier(bt->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    d->stats.barriers++;
 }
 
 /* The host's bytes, copied now into the batch's upload memory, reach b by
