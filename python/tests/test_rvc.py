@@ -11,6 +11,7 @@ about 1e-6: every convolution accumulates in float32 in another order than
 PyTorch's, through ~40 layers with tanh and leaky ReLU in between.
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -177,6 +178,7 @@ def test_front_end_and_synth(ops, rng, tmp_path, capsys):
     assert rvc.main(["synth", ckpt, "--input", wav, "--output", out, "--bundle", BUNDLE, "--compare-torch"]) == 0
     text = capsys.readouterr().out
     assert "real-time factor (kc)" in text and "real-time factor (PyTorch cpu" in text, text
+    assert re.search(r"generator  \d+ launches in \d+ submissions, \d+ waits", text), text
     y, sr3 = rvc.read_wav(out)
     assert sr3 == 40000 and len(y) == frames * 400 and np.any(y != 0)
 

@@ -347,9 +347,11 @@ def _synth(args):
         gen(z, f0[None], g, generator=np.random.default_rng(args.seed + 2)).numpy()
         if args.profile:
             prof.clear()
+    st0 = ops.ctx.stats()
     t1 = time.perf_counter()
     y = gen(z, f0[None], g, generator=np.random.default_rng(args.seed + 2)).numpy()[0, 0]
     t2 = time.perf_counter()
+    st = {k: v - st0[k] for k, v in ops.ctx.stats().items()}
     write_wav(args.output, y, sr_out)
     if args.profile:
         _profile_report(prof, gen)
@@ -360,6 +362,9 @@ def _synth(args):
         "x".join(map(str, log_mel.shape))))
     print("output     %s: %.2f s at %d Hz" % (args.output, dur, sr_out))
     print("front end  %.3f s; generator %.3f s on %s" % (t1_front, t2 - t1, ops.ctx))
+    print("generator  %d launches in %d submissions, %d waits for the device (the result's read-back among "
+          "them), %d buffers allocated, %d reused" % (st["launches"], st["submissions"], st["waits"],
+                                                      st["buffer_allocations"], st["buffers_reused"]))
     print("real-time factor (kc)       %.3f (front end + generator%s)" % (
         (t2 - t1 + t1_front) / dur, ", after a warm-up run" if args.warmup else ""))
     for device in (args.compare_torch or "").split(",") if args.compare_torch else []:
