@@ -126,7 +126,8 @@ static const rt_tuned *best_row(kcrt_context *ctx, const rt_kernel *rk, bool min
     return best;
 }
 
-static void say_shape(const rt_kernel *rk, const int64_t *shape, char *out, size_t len)
+/* "n=48000,m=3"; false when it did not fit in len. */
+static bool say_shape(const rt_kernel *rk, const int64_t *shape, char *out, size_t len)
 {
     size_t at = 0;
     out[0] = 0;
@@ -135,6 +136,7 @@ static void say_shape(const rt_kernel *rk, const int64_t *shape, char *out, size
                          (long long)shape[i]);
         at += n > 0 ? (size_t)n : 0;
     }
+    return at < len;
 }
 
 static rt_variant *choose(kcrt_context *ctx, const rt_kernel *rk, const int64_t *shape, char *why, size_t len)
@@ -179,9 +181,11 @@ rt_variant *rt_choose(kcrt_kernel *k, const int64_t *shape, const char **why)
         k->memo_v = v;
         k->memo_valid = true;
     }
-    char s[256];
-    say_shape(rk, shape, s, sizeof(s));
+    char s[768];
+    bool whole = say_shape(rk, shape, s, sizeof(s));
     rt_log(ctx, "%s(%s): variant '%s': %s", rk->info.name, s, v ? v->info->tunables : "(none)", k->memo_why);
+    if (whole)
+        rt_record_shape(ctx, rk->info.name, s);
     *why = k->memo_why;
     return v;
 }

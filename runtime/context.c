@@ -306,6 +306,8 @@ kcrt_status kcrt_open(kcrt_context **out, const kcrt_options *opts)
            : index < 0 ? "best"
                        : "as asked");
     kcrt_status s = open_device(ctx, backend, index, env_device);
+    if (s == KCRT_OK)
+        s = rt_record_open(ctx);
     if (s != KCRT_OK)
         return failed_open(out, ctx, s);
     *out = ctx;
@@ -380,6 +382,7 @@ void kcrt_close(kcrt_context *ctx)
         next = b->next, free(b);
     rt_checked_free(ctx);
     rt_flush_free(ctx);
+    rt_record_close(ctx);
     if (ctx->dev)
         ctx->be->close(ctx->dev);
     free(ctx);

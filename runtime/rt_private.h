@@ -187,6 +187,7 @@ struct kcrt_context {
     /* kcrt_time_launch_cold's scratch buffer (the backend's), and its size */
     void *flush;
     size_t flush_bytes;
+    struct rt_record *record; /* KCRT_RECORD_SHAPES (record.c), or NULL */
 };
 
 struct kcrt_buffer {
@@ -281,6 +282,14 @@ kcrt_status rt_checked_report(kcrt_context *ctx);
 void rt_checked_free(kcrt_context *ctx);
 /* frees kcrt_time_launch_cold's scratch buffer (launch.c) */
 void rt_flush_free(kcrt_context *ctx);
+
+/* record.c — KCRT_RECORD_SHAPES: opening the file at kcrt_open (an error
+ * when it cannot be appended to), a kernel's shape written the first time
+ * a variant is chosen for it, closing at kcrt_close. */
+typedef struct rt_record rt_record;
+kcrt_status rt_record_open(kcrt_context *ctx);
+void rt_record_shape(kcrt_context *ctx, const char *kernel, const char *shape);
+void rt_record_close(kcrt_context *ctx);
 
 /* KCRT_OK, or an error saying fn was given a freed buffer (RT_FREED). */
 kcrt_status rt_buffer_usable(const kcrt_buffer *b, const char *fn);

@@ -66,7 +66,7 @@ static const kc_opt opts[] = {
     {"--time", true},      {"--cache", true},    {"--apply-only", false}, {"--report", true},
     {"--report-axes", true}, {"--input-seed", true}, {"--timeout", true}, {"--timing-cap", true},
     {"--quiet", false},    {"--no-racing", false}, {"--no-transfer", false}, {"--smallest", false},
-    {"--allow-spills", false}, {"--compile-limit", true}, {"--cold", true},
+    {"--allow-spills", false}, {"--compile-limit", true}, {"--cold", true}, {"--shapes-from", true},
 };
 enum { NOPTS = sizeof(opts) / sizeof(opts[0]) };
 
@@ -135,9 +135,10 @@ static bool take(tune_args *t, int k, const char *v)
     case 23: d->smallest = true; return true;
     case 24: d->allow_spills = true; return true;
     case 25: return parse_duration(v, &d->compile_limit_s);
-    default:
+    case 26:
         d->cold = true;
         return parse_long(v, &d->cold_mib) && d->cold_mib >= 0 && d->cold_mib <= (long)(KCRT_FLUSH_MAX_BYTES >> 20);
+    default: d->shapes_from = v; return true;
     }
 }
 
@@ -170,8 +171,11 @@ static int parse_args(int argc, char **argv, tune_args *t)
         return kc_usage_error("tune", "unexpected argument '%s' with --replay", t->dev.bundle);
     if (!t->replay && !t->dev.bundle && !t->list)
         return kc_usage_error("tune", "give a bundle (kc tune BUNDLE) or --replay FILE");
-    if (t->dev.smallest && (t->dev.nshapes || t->replay))
+    if (t->dev.smallest && (t->dev.nshapes || t->replay || t->dev.shapes_from))
         return kc_usage_error("tune", "--smallest picks among kc.yaml's shapes: not with %s",
+                              t->replay ? "--replay" : t->dev.nshapes ? "--shape" : "--shapes-from");
+    if (t->dev.shapes_from && (t->dev.nshapes || t->replay))
+        return kc_usage_error("tune", "--shapes-from gives the shapes: not with %s",
                               t->replay ? "--replay" : "--shape");
     if (!t->replay && (t->has_fraction || t->json || t->repeat != 1))
         return kc_usage_error("tune", "--budget-fraction, --repeat and --json go with --replay");

@@ -528,6 +528,60 @@ static void test_debug_log_says_what_was_chosen(void **state)
 
 /* ---- a device without features (KCRT_VULKAN_PRETEND) ------------------------------------------------ */
 
+/* Launches saxpy at each n in c, through a chosen variant and a fixed one. */
+static void launch_saxpy_at(kcrt_context *c, const int *ns, int count)
+{
+    kcrt_bundle *b;
+    kcrt_kernel *k, *fixed;
+    kcrt_buffer *x, *y;
+    ASSERT_OK(kcrt_bundle_load(c, RT_BUNDLE, &b));
+    ASSERT_OK(kcrt_kernel_get(b, "saxpy", &k));
+    ASSERT_OK(kcrt_kernel_get_variant(b, "saxpy", "SX_WG=64,SX_TM=2", &fixed));
+    ASSERT_OK(kcrt_buffer_create(c, 4000, &x));
+    ASSERT_OK(kcrt_buffer_create(c, 4000, &y));
+    for (int i = 0; i < count; i++) {
+        kcrt_arg args[] = {KCRT_I32(ns[i]), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
+        ASSERT_OK(kcrt_launch(k, args, 4));
+    }
+    kcrt_arg pinned[] = {KCRT_I32(999), KCRT_F32(2), KCRT_BUF(x), KCRT_BUF(y)};
+    ASSERT_OK(kcrt_launch(fixed, pinned, 4)); /* a tuner's launch: not the application's shape */
+    ASSERT_OK(kcrt_finish(c));
+}
+
+/* KCRT_RECORD_SHAPES: each shape a context launches, once, appended to the
+ * file as "KERNEL SHAPE" for kc tune --shapes-from; a file that cannot be
+ * appended to fails kcrt_open and says why. */
+static void test_record_shapes_appends_each_shape_once(void **state)
+{
+    (void)state;
+    const char *path = "test_rt_api_shapes.txt"; /* in the test's folder */
+    remove(path);
+    static const int first[] = {100, 100, 250, 100, 250}, second[] = {100, 300};
+    for (int run = 0; run < 2; run++) {
+        kcrt_context *c;
+        setenv("KCRT_RECORD_SHAPES", path, 1);
+        ASSERT_OK(kcrt_open(&c, NULL));
+        unsetenv("KCRT_RECORD_SHAPES");
+        launch_saxpy_at(c, run ? second : first, run ? 2 : 5);
+        kcrt_close(c);
+    }
+    FILE *f = fopen(path, "r");
+    char got[256] = "";
+    size_t n = fread(got, 1, sizeof(got) - 1, f);
+    got[n] = 0;
+    fclose(f);
+    remove(path);
+    assert_string_equal("saxpy n=100\nsaxpy n=250\nsaxpy n=100\nsaxpy n=300\n", got);
+
+    kcrt_context *c;
+    setenv("KCRT_RECORD_SHAPES", "/nonexistent/kc/shapes.txt", 1);
+    assert_int_equal(KCRT_ERROR_IO, kcrt_open(&c, NULL));
+    unsetenv("KCRT_RECORD_SHAPES");
+    ASSERT_CONTAINS(kcrt_error(c),
+                    "KCRT_RECORD_SHAPES=/nonexistent/kc/shapes.txt: cannot append to it: No such file");
+    kcrt_close(c);
+}
+
 static void test_variants_needing_missing_features_are_refused(void **state)
 {
     (void)state;
@@ -780,6 +834,7 @@ int main(void)
         cmocka_unit_test_teardown(test_failed_open_keeps_the_message, rt_teardown),
         cmocka_unit_test_teardown(test_environment_overrides_options, rt_teardown),
         cmocka_unit_test_teardown(test_debug_log_says_what_was_chosen, rt_teardown),
+        cmocka_unit_test_teardown(test_record_shapes_appends_each_shape_once, rt_teardown),
         cmocka_unit_test_teardown(test_variants_needing_missing_features_are_refused, rt_teardown),
         cmocka_unit_test_teardown(test_devices_describe_themselves, rt_teardown),
         cmocka_unit_test_teardown(test_bundle_introspection, rt_teardown),

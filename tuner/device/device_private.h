@@ -9,6 +9,7 @@
  *   watchdog.c  a thread that notices a launch that never ends
  *   progress.c  the live line on a terminal, plain lines elsewhere
  *   apply.c     winners into the bundle; the report from the cache
+ *   recorded.c  the shapes an application launched (--shapes-from)
  *   session.c   the whole tune: what to open, the loop, the summary
  */
 #ifndef KC_TUNE_DEVICE_PRIVATE_H
@@ -76,6 +77,7 @@ typedef struct td_workload {
  * unknown or missing, or a value is not an integer. */
 bool td_shape_canonical(const kcrt_kernel_info *info, const char *shape, kc_arena *a, const char **out, char *err,
                         size_t errlen);
+
 /* Allocates and fills every buffer (init per kc.yaml, never zeros) and
  * sets the scalars; false with a message. */
 bool td_workload_init(td_workload *w, kcrt_context *ctx, const kcrt_kernel_info *info, const char *shape,
@@ -90,6 +92,17 @@ bool td_workload_keep_reference(td_workload *w, char *why, size_t len);
  * of them; a NaN or infinity where the reference has none fails. Writes
  * the error and, when it fails, why. */
 bool td_workload_check(td_workload *w, double tolerance, double *rel_l2, char *why, size_t len);
+
+/* ---- recorded.c --------------------------------------------------------------------------- */
+
+/* A line of a KCRT_RECORD_SHAPES file: a kernel and a shape as launched. */
+typedef struct td_recorded {
+    const char *kernel, *shape;
+    int line;
+} td_recorded;
+
+/* Reads FILE's lines (in a); false with err saying where and what. */
+bool td_recorded_read(const char *path, kc_arena *a, td_recorded **out, int *n, char *err, size_t errlen);
 
 /* ---- watchdog.c ------------------------------------------------------------------------- */
 

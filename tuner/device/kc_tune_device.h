@@ -34,6 +34,7 @@ typedef struct kc_tune_device_options {
     int nkernels;
     const char *const *shapes;     /* "n=48000,m=3"; NULL: each kernel's shapes from kc.yaml */
     int nshapes;
+    const char *shapes_from;       /* a KCRT_RECORD_SHAPES file: each kernel at the shapes it records */
     bool smallest;                 /* of kc.yaml's shapes, only each kernel's cheapest (flops + bytes) */
     const char *backend;           /* "vulkan", "hip", "cuda"; NULL: the runtime's choice */
     int device;                    /* -1: the runtime's choice */

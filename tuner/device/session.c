@@ -4,7 +4,8 @@
  *   open       the cache, the device (libkcrt), the bundle twice: the
  *              runtime's view that launches, and the writable one that
  *              receives the winners
- *   plan       the kernels and, for each, its shapes (kc.yaml's or given)
+ *   plan       the kernels and, for each, its shapes (kc.yaml's, given, or
+ *              recorded by an application: --shapes-from)
  *   search     per kernel and shape: inputs, the reference, a strategy
  *              over the variant space, each point through measure.c
  *   apply      per kernel and shape, right after its search, the winner
@@ -164,23 +165,81 @@ static int kcyaml_shapes(td_session *s, td_plan *p, bool named)
     return !p->nshapes && named;
 }
 
+/* --shapes-from: the kernel's recorded shapes, canonical, each once, in
+ * the order the application first launched them. used[j] marks the lines
+ * taken. */
+static int recorded_shapes(td_session *s, td_plan *p, bool named, const td_recorded *rec, int nrec,
+                           bool *used)
+{
+    char err[512];
+    p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(nrec + 1));
+    for (int j = 0; j < nrec; j++) {
+        const char *c;
+        if (strcmp(rec[j].kernel, p->info->name) != 0)
+            continue;
+        if (!td_shape_canonical(p->info, rec[j].shape, &s->arena, &c, err, sizeof(err)))
+            return fail(s, "%s:%d: %s (recorded from another build of the kernel?)", s->o->shapes_from,
+                        rec[j].line, err);
+        used[j] = true;
+        bool seen = false;
+        for (int k = 0; k < p->nshapes && !seen; k++)
+            seen = strcmp(p->shapes[k], c) == 0;
+        if (!seen)
+            p->shapes[p->nshapes++] = c;
+    }
+    if (!p->nshapes && named)
+        return fail(s, "%s records no shape of kernel '%s'", s->o->shapes_from, p->info->name);
+    return 0;
+}
+
+/* After --shapes-from: a file that gives nothing to tune is an error;
+ * lines of other kernels (another bundle's, or not named by --kernel)
+ * are only counted. */
+static int recorded_leftovers(td_session *s, int nrec, const bool *used)
+{
+    int taken = 0;
+    for (int j = 0; j < nrec; j++)
+        taken += used[j];
+    if (!taken)
+        return fail(s,
+                    "%s records no shape of a kernel tuned here (%d line%s, none of them of %s's kernels%s)",
+                    s->o->shapes_from, nrec, nrec == 1 ? "" : "s", s->o->bundle,
+                    s->o->kernels ? " named by --kernel" : "");
+    if (taken < nrec && !s->o->quiet)
+        td_progress_say(&s->progress,
+                        "kc tune: note: %d of the %d lines of %s are shapes of kernels not "
+                        "tuned here: skipped",
+                        nrec - taken, nrec, s->o->shapes_from);
+    return 0;
+}
+
 static int plan(td_session *s, td_plan **out, int *nplans)
 {
     const kc_tune_device_options *o = s->o;
-    int n = o->kernels ? o->nkernels : kcrt_bundle_kernel_count(s->rb), rc = 0;
+    int n = o->kernels ? o->nkernels : kcrt_bundle_kernel_count(s->rb), rc = 0, nrec = 0;
+    td_recorded *rec = NULL;
+    char err[1024];
+    if (o->shapes_from && !td_recorded_read(o->shapes_from, &s->arena, &rec, &nrec, err, sizeof(err)))
+        return fail(s, "%s", err);
     td_plan *plans = kc_arena_alloc(&s->arena, sizeof(td_plan) * (size_t)(n + 1));
-    bool *used = kc_arena_alloc(&s->arena, sizeof(bool) * (size_t)(o->nshapes + 1));
+    bool *used = kc_arena_alloc(&s->arena, sizeof(bool) * (size_t)(o->nshapes + nrec + 1));
     for (int i = 0; i < n && !rc; i++) {
         plans[i].info = o->kernels ? find_kernel(s, o->kernels[i]) : kcrt_bundle_kernel_info(s->rb, i);
         if (!plans[i].info)
             return fail(s, "%s has no kernel '%s'", o->bundle, o->kernels[i]);
-        rc = o->shapes ? given_shapes(s, &plans[i], o->kernels != NULL, used)
-                       : kcyaml_shapes(s, &plans[i], o->kernels != NULL);
+        bool named = o->kernels != NULL;
+        rc = o->shapes_from ? recorded_shapes(s, &plans[i], named, rec, nrec, used)
+             : o->shapes    ? given_shapes(s, &plans[i], named, used)
+                            : kcyaml_shapes(s, &plans[i], named);
     }
+    if (o->shapes_from && !rc)
+        rc = recorded_leftovers(s, nrec, used);
     for (int j = 0; j < o->nshapes && !rc; j++)
         if (!used[j])
-            rc = fail(s, "shape '%s' fits no kernel tuned here (a shape names every integer parameter of a "
-                      "kernel)", o->shapes[j]);
+            rc = fail(s,
+                      "shape '%s' fits no kernel tuned here (a shape names every integer parameter of a "
+                      "kernel)",
+                      o->shapes[j]);
     *out = plans;
     *nplans = n;
     return rc;

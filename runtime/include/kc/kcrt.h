@@ -36,6 +36,10 @@
  *   KCRT_HIP_LIBRARY     the HIP runtime to dlopen (default: libamdhip64.so,
  *                  then .so.6, .so.5, /opt/rocm/lib/libamdhip64.so)
  *   KCRT_CUDA_LIBRARY    the CUDA driver to dlopen (default libcuda.so.1)
+ *   KCRT_RECORD_SHAPES   a file: each kernel and shape launched is appended
+ *                  once ("conv1d cin=256,..."), for `kc tune BUNDLE
+ *                  --shapes-from FILE` (an ADDITION; kcrt_open fails with
+ *                  KCRT_ERROR_IO when it cannot append to the file)
  */
 #ifndef KC_KCRT_H
 #define KC_KCRT_H

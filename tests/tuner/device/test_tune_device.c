@@ -15,6 +15,7 @@
  *   - a variant whose compile runs past --compile-limit is refused, and a
  *     higher limit tries it again
  *   - racing stops timing a variant that cannot win, and --no-racing does not
+ *   - --shapes-from tunes at the shapes libkcrt recorded (KCRT_RECORD_SHAPES)
  *   - the cache's Kernel Tuner export of a lavapipe space replays
  *   - on AMDGPU (the fake HIP driver) a variant that spills registers is
  *     skipped, and --allow-spills measures it later
@@ -239,6 +240,41 @@ static void test_smallest_tunes_only_the_cheapest_shape(void **state)
     chosen(path("smallest.kcb"), "saxpy", "n=1048576 a=0.5", variant, sizeof(variant), why, sizeof(why));
     assert_string_equal(fastest(r, n, "n=48000")->variant, variant);
     ASSERT_CONTAINS(why, "nearest");
+}
+
+/* --shapes-from: the shapes an application launched, as libkcrt recorded
+ * them (KCRT_RECORD_SHAPES, here from kc run), and only those, each once;
+ * lines of a kernel not tuned here are skipped with a note. */
+static void test_shapes_from_what_an_application_launched(void **state)
+{
+    (void)state;
+    char *out;
+    const char *rec = path("shapes.txt"), *bundle = path("recorded.kcb"), *cache = path("recorded.db");
+    assert_int_equal(0, kc_test_sh(&out, "cp %s %s && printf '# saxpy by hand\\nnosuch n=3\\n' > %s",
+                                   path("untuned.kcb"), bundle, rec));
+    free(out);
+    for (int run = 0; run < 3; run++) { /* 5000 twice: each run appends what it launched */
+        assert_int_equal(0, kc_test_sh(&out, "KCRT_RECORD_SHAPES=%s %s run %s saxpy n=%d a=0.5 --repeat 1",
+                                       rec, KC, bundle, run == 1 ? 7000 : 5000));
+        free(out);
+    }
+    assert_int_equal(0, kc_test_sh(&out, "cat %s", rec));
+    assert_string_equal("# saxpy by hand\nnosuch n=3\nsaxpy n=5000\nsaxpy n=7000\nsaxpy n=5000\n", out);
+    free(out);
+    assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE " --shapes-from %s", KC, bundle, cache, rec));
+    ASSERT_CONTAINS(out, "2 searches");
+    ASSERT_CONTAINS(out, "note: 1 of the 4 lines of");
+    ASSERT_CONTAINS(out, "40 measured, 0 from the cache, 0 failed; 2 tuned rows");
+    free(out);
+    result r[64];
+    int n = results(cache, "saxpy", r, 64);
+    assert_int_equal(2 * SAXPY_SPACE, n);
+    assert_int_equal(SAXPY_SPACE, count_status(r, n, "n=5000", "ok"));
+    assert_int_equal(SAXPY_SPACE, count_status(r, n, "n=7000", "ok"));
+    char variant[128], why[256];
+    chosen(bundle, "saxpy", "n=7000 a=0.5", variant, sizeof(variant), why, sizeof(why));
+    assert_string_equal(fastest(r, n, "n=7000")->variant, variant);
+    ASSERT_CONTAINS(why, "tuned for this device at exactly this shape");
 }
 
 /* --cold: the launches are timed after a write of scratch memory, and the
@@ -579,11 +615,35 @@ static void test_bad_requests_say_what_and_where(void **state)
         {"--kernel saxpy --time soon", "--time takes a duration such as 90s, 10m or 1h30m", 2},
         {"--kernel saxpy --report r.pdf", "report", 1},
         {"--kernel saxpy --smallest --shape n=5", "--smallest picks among kc.yaml's shapes: not with --shape", 2},
+        {"--kernel saxpy --smallest --shapes-from f", "--smallest picks among kc.yaml's shapes: not with --shapes-from",
+         2},
+        {"--kernel saxpy --shape n=5 --shapes-from f", "--shapes-from gives the shapes: not with --shape", 2},
+        {"--kernel saxpy --shapes-from /nonexistent/shapes.txt", "/nonexistent/shapes.txt: No such file", 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         assert_int_equal(cases[i].status,
                          kc_test_sh(&out, "%s tune %s --cache %s %s", KC, rvc, cache, cases[i].args));
         ASSERT_CONTAINS(out, cases[i].message);
+        free(out);
+    }
+    /* recorded files that are not what libkcrt writes, or not for this bundle */
+    struct {
+        const char *text, *message;
+    } files[] = {
+        {"saxpy n=5 n=6\\n", "bad.txt:1: 'saxpy n=5 n=6' is not KERNEL SHAPE"},
+        {"# a comment\\n\\nsaxpy m=5\\n",
+         "bad.txt:3: shape 'm=5': 'm' is not an integer parameter of 'saxpy'"},
+        {"gemm M=1,N=2,K=3\\n", "bad.txt records no shape of kernel 'saxpy'"},
+        {"nosuch n=3\\n", "bad.txt records no shape of a kernel tuned here (1 line, none of them of"},
+    };
+    char bad[512];
+    snprintf(bad, sizeof(bad), "%s", path("bad.txt"));
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        assert_int_equal(0, kc_test_sh(&out, "printf '%s' > %s", files[i].text, bad));
+        free(out);
+        assert_int_equal(1, kc_test_sh(&out, "%s tune %s --cache %s %s --shapes-from %s", KC, rvc, cache,
+                                       i == 3 ? "" : "--kernel saxpy", bad));
+        ASSERT_CONTAINS(out, files[i].message);
         free(out);
     }
     assert_int_equal(1, kc_test_sh(&out, "%s tune %s --cache %s", KC, path("missing.kcb"), cache));
@@ -656,6 +716,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tune_fills_cache_then_measures_nothing),
         cmocka_unit_test(test_kernel_tuner_export_of_a_lavapipe_space_replays),
         cmocka_unit_test(test_smallest_tunes_only_the_cheapest_shape),
+        cmocka_unit_test(test_shapes_from_what_an_application_launched),
         cmocka_unit_test(test_cold_results_are_kept_apart),
         cmocka_unit_test(test_sigkill_midway_then_resume_loses_nothing),
         cmocka_unit_test(test_ctrl_c_stops_and_keeps_the_winner),
