@@ -108,6 +108,15 @@ class Ops:
     # ---- convolutions -------------------------------------------------------------------------------
 
     def conv1d(self, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        return self._conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+    def _conv1d_leaky(self, input, weight, bias, padding, dilation, negative_slope):
+        """leaky_relu(conv1d(input, weight, bias, padding=padding, dilation=dilation), negative_slope),
+        the activation applied by conv1d's kernel to its sums: one launch and one pass over the result
+        instead of two (kcrt.models' convolutions followed by a leaky ReLU)."""
+        return self._conv1d(input, weight, bias, 1, padding, dilation, 1, float(negative_slope))
+
+    def _conv1d(self, input, weight, bias, stride, padding, dilation, groups, slope=1.0):
         op = "conv1d"
         half = _dtype_of(input) == np.float16 or _dtype_of(weight) == np.float16
         x = self._operand(op, "input", input, (2, 3), half)
@@ -129,21 +138,22 @@ class Ops:
         t_out = (t_in + 2 * padding - dilation * (ks - 1) - 1) // stride + 1
         if t_out < 1:
             _fail(op, "Calculated output size: (%d x %d). Output size is too small" % (cout, t_out))
-        if half:
-            return self._conv1d_f16(op, x, w, bias, stride, padding, dilation, groups, t_out)
-        if stride != 1 or groups != 1:
-            # strided and grouped (depthwise too): conv2d's kernel over a height of 1, one launch for the batch
-            n = x.size // (cin * t_in)
-            y = self.conv2d(Tensor(x.buffer, (n, cin, 1, t_in), np.float32),
-                            Tensor(w.buffer, (cout, cin_g, 1, ks), np.float32), bias, (1, stride), (0, padding),
-                            (1, dilation), groups)
-            return Tensor(y.buffer, x.shape[:-2] + (cout, t_out), np.float32)
+        if half or stride != 1 or groups != 1:
+            if half:
+                y = self._conv1d_f16(op, x, w, bias, stride, padding, dilation, groups, t_out)
+            else:  # strided and grouped (depthwise too): conv2d's kernel over a height of 1, one launch
+                n = x.size // (cin * t_in)
+                y = self.conv2d(Tensor(x.buffer, (n, cin, 1, t_in), np.float32),
+                                Tensor(w.buffer, (cout, cin_g, 1, ks), np.float32), bias, (1, stride),
+                                (0, padding), (1, dilation), groups)
+                y = Tensor(y.buffer, x.shape[:-2] + (cout, t_out), np.float32)
+            return y if slope == 1.0 else self.leaky_relu(y, slope)
         b = self._bias(op, bias, cout)
         k = self._kernel(op, "conv1d")
         outs = []
         for xi in self._rows(x, 2):
             y = Tensor(self.ctx.buffer(_bytes(cout * t_out)), (cout, t_out), np.float32)
-            k.launch(cin, cout, t_in, ks, dilation, padding, 1.0, xi, w, b, y)
+            k.launch(cin, cout, t_in, ks, dilation, padding, slope, xi, w, b, y)
             outs.append(y)
         return self._stack(outs, x.shape[:-2] + (cout, t_out))
 

@@ -116,6 +116,18 @@ def test_conv1d_same_and_valid(ops, rng):
     assert ops.conv1d(x, w, padding=(2,)).shape == (6, 50)
 
 
+@pytest.mark.parametrize("batch", [None, 2])
+def test_conv1d_leaky_is_conv1d_then_leaky_relu(ops, rng, batch):
+    """The models' conv1d with the kernel's own leaky ReLU (its slope) against torch's two ops."""
+    x = rand(rng, *((batch,) if batch else ()), 24, 300)
+    w, b = rand(rng, 16, 24, 7), rand(rng, 16)
+    got = ops._conv1d_leaky(x, w, b, 9, 3, 0.1).numpy()
+    want = F.leaky_relu(F.conv1d(t(x).double(), t(w).double(), t(b).double(), padding=9, dilation=3), 0.1)
+    absref = F.conv1d(t(np.abs(x)).double(), t(np.abs(w)).double(), t(np.abs(b)).double(), padding=9, dilation=3)
+    check(got, want.numpy(), 2 * 24 * 7 * EPS * absref.numpy() + 1e-30)
+    assert (want.numpy() < 0).any()  # the slope was exercised
+
+
 @pytest.mark.parametrize("cin,cout,t_in,ks,stride,pad,out_pad,bias", [
     (1, 1, 1, 1, 1, 0, 0, True), (4, 3, 9, 3, 2, 1, 1, True), (8, 5, 23, 16, 10, 3, 0, True),
     (6, 6, 40, 5, 3, 2, 2, False), (3, 7, 2, 4, 4, 0, 3, True)])
