@@ -42,6 +42,7 @@ typedef struct bench_opts {
     int nshapes;
     int device;
     const char *json, *junit, *markdown, *record, *baseline, *peaks, *calib_bundle, *against;
+    const char *shapes_from; /* a KCRT_RECORD_SHAPES file */
     double max_regression, alpha;
     bool allow_other, skip_other, calibrate, verbose, smallest;
     bool tty; /* stderr is a terminal: progress on one line, redrawn */
@@ -139,6 +140,7 @@ static int option(bench_opts *o, int k, const char *v)
     case 18: o->skip_other = true; return 0;
     case 19: o->smallest = true; return 0;
     case 20: o->calib_bundle = v; return 0;
+    case 21: o->shapes_from = v; return 0;
     default: o->against = v; return 0; /* the last of opts[] */
     }
 }
@@ -166,6 +168,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
                                   {"--skip-other-device", false},
                                   {"--smallest", false},
                                   {"--calibration-bundle", true},
+                                  {"--shapes-from", true},
                                   {"--against", true}};
     kc_args a = {.cmd = "bench", .argc = argc, .argv = argv, .i = 1};
     *o = (bench_opts){.device = -1,
@@ -186,12 +189,16 @@ static int parse_options(int argc, char **argv, bench_opts *o)
     if (!o->bundle && !o->calibrate)
         return kc_usage_error("bench", "give a bundle (or --calibrate)");
     if (!o->bundle &&
-        (o->baseline || o->record || o->json || o->junit || o->markdown || o->nkernels || o->nshapes))
+        (o->baseline || o->record || o->json || o->junit || o->markdown || o->nkernels || o->nshapes ||
+         o->shapes_from))
         return kc_usage_error(
             "bench", "--calibrate alone takes only --device and --peaks; give a bundle to benchmark");
     if (o->against && (o->baseline || o->record))
         return kc_usage_error("bench", "--against compares with a bundle measured in the same run: it takes "
                                        "neither --baseline nor --record");
+    if (o->shapes_from && (o->nshapes || o->smallest))
+        return kc_usage_error("bench", "--shapes-from gives the shapes: not with %s",
+                              o->nshapes ? "--shape" : "--smallest");
     if (o->allow_other && o->skip_other)
         return kc_usage_error("bench", "--allow-other-device and --skip-other-device contradict each other");
     o->tty = kc_is_terminal(stderr);
@@ -345,8 +352,40 @@ static bool wanted(const bench_opts *o, const char *kernel)
     return false;
 }
 
+/* --shapes-from: each wanted kernel at each shape the file records for it,
+ * once, in the file's order; lines of other kernels are noted. */
+static int plan_recorded(bench_state *st, const bench_opts *o)
+{
+    kc_recorded rec;
+    char err[1024];
+    if (!kc_workload_read_recorded(o->shapes_from, &rec, err, sizeof(err)))
+        return fail("%s", err);
+    int taken = 0;
+    for (int i = 0; i < rec.n; i++) {
+        const kc_recorded_shape *r = &rec.lines[i];
+        bool known = false, seen = false;
+        for (int j = 0; j < kcrt_bundle_kernel_count(st->b) && !known; j++)
+            known = strcmp(kcrt_bundle_kernel_info(st->b, j)->name, r->kernel) == 0;
+        if (!known || !wanted(o, r->kernel))
+            continue;
+        taken++;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(rec.lines[k].kernel, r->kernel) == 0 && strcmp(rec.lines[k].shape, r->shape) == 0;
+        if (!seen)
+            kc_bench_run_add(&st->run, r->kernel, r->shape);
+    }
+    if (taken < rec.n && !o->m.quiet)
+        fprintf(stderr, "kc bench: note: %d of the %d lines of %s are shapes of kernels not measured here: "
+                "skipped\n", rec.n - taken, rec.n, o->shapes_from);
+    kc_workload_recorded_free(&rec);
+    if (!st->run.results.len)
+        return fail("nothing to measure: %s records no shape of a kernel of %s%s", o->shapes_from, o->bundle,
+                    o->nkernels ? " named by --kernel" : "");
+    return KC_EXIT_OK;
+}
+
 /* The benchmark list: each wanted kernel at each of its shapes (or
- * --shape's; its cheapest alone with --smallest). */
+ * --shape's, or --shapes-from's; its cheapest alone with --smallest). */
 static int plan_run(bench_state *st, const bench_opts *o)
 {
     int n = kcrt_bundle_kernel_count(st->b);
@@ -358,6 +397,8 @@ static int plan_run(bench_state *st, const bench_opts *o)
             return fail("the bundle %s has no kernel '%s' (see kc info %s)", o->bundle, o->kernels[i],
                         o->bundle);
     }
+    if (o->shapes_from)
+        return plan_recorded(st, o);
     for (int j = 0; j < n; j++) {
         const kcrt_kernel_info *ki = kcrt_bundle_kernel_info(st->b, j);
         if (!wanted(o, ki->name))

@@ -11,7 +11,8 @@
 
 const kc_command kc_commands[] = {
     {"bench", kc_cmd_bench, "benchmark a bundle's kernels; check them against a baseline",
-     "usage: kc bench BUNDLE [--kernel K]... [--shape n=...]... [--repeat N] [--device N]\n"
+     "usage: kc bench BUNDLE [--kernel K]... [--shape n=...]... [--shapes-from FILE]\n"
+     "                [--repeat N] [--device N]\n"
      "                [--json FILE] [--junit FILE] [--markdown FILE] [--record FILE]\n"
      "                [--baseline FILE [--max-regression P%] [--alpha A]\n"
      "                                 [--allow-other-device | --skip-other-device]]\n"
@@ -37,6 +38,8 @@ const kc_command kc_commands[] = {
      "                     (smaller launches are mostly their dispatch; the\n"
      "                     costliest when all are smaller): every kernel of a\n"
      "                     package of real model shapes within a CI step's time\n"
+     "  --shapes-from F    each kernel at the shapes an application launched, as\n"
+     "                     libkcrt records them in F (KCRT_RECORD_SHAPES=F)\n"
      "  --repeat N         rounds, that is ratio samples, per benchmark (default 15;\n"
      "                     fewer when a benchmark would take longer than --max-time)\n"
      "  --max-time S       seconds one benchmark may take (default 20)\n"

@@ -9,7 +9,6 @@
  *   watchdog.c  a thread that notices a launch that never ends
  *   progress.c  the live line on a terminal, plain lines elsewhere
  *   apply.c     winners into the bundle; the report from the cache
- *   recorded.c  the shapes an application launched (--shapes-from)
  *   session.c   the whole tune: what to open, the loop, the summary
  */
 #ifndef KC_TUNE_DEVICE_PRIVATE_H
@@ -92,17 +91,6 @@ bool td_workload_keep_reference(td_workload *w, char *why, size_t len);
  * of them; a NaN or infinity where the reference has none fails. Writes
  * the error and, when it fails, why. */
 bool td_workload_check(td_workload *w, double tolerance, double *rel_l2, char *why, size_t len);
-
-/* ---- recorded.c --------------------------------------------------------------------------- */
-
-/* A line of a KCRT_RECORD_SHAPES file: a kernel and a shape as launched. */
-typedef struct td_recorded {
-    const char *kernel, *shape;
-    int line;
-} td_recorded;
-
-/* Reads FILE's lines (in a); false with err saying where and what. */
-bool td_recorded_read(const char *path, kc_arena *a, td_recorded **out, int *n, char *err, size_t errlen);
 
 /* ---- watchdog.c ------------------------------------------------------------------------- */
 

@@ -168,12 +168,12 @@ static int kcyaml_shapes(td_session *s, td_plan *p, bool named)
 /* --shapes-from: the kernel's recorded shapes, canonical, each once, in
  * the order the application first launched them. used[j] marks the lines
  * taken. */
-static int recorded_shapes(td_session *s, td_plan *p, bool named, const td_recorded *rec, int nrec,
-                           bool *used)
+static int recorded_shapes(td_session *s, td_plan *p, bool named, const kc_recorded *r, bool *used)
 {
     char err[512];
-    p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(nrec + 1));
-    for (int j = 0; j < nrec; j++) {
+    const kc_recorded_shape *rec = r->lines;
+    p->shapes = kc_arena_alloc(&s->arena, sizeof(char *) * (size_t)(r->n + 1));
+    for (int j = 0; j < r->n; j++) {
         const char *c;
         if (strcmp(rec[j].kernel, p->info->name) != 0)
             continue;
@@ -216,30 +216,30 @@ static int recorded_leftovers(td_session *s, int nrec, const bool *used)
 static int plan(td_session *s, td_plan **out, int *nplans)
 {
     const kc_tune_device_options *o = s->o;
-    int n = o->kernels ? o->nkernels : kcrt_bundle_kernel_count(s->rb), rc = 0, nrec = 0;
-    td_recorded *rec = NULL;
+    int n = o->kernels ? o->nkernels : kcrt_bundle_kernel_count(s->rb), rc = 0;
+    kc_recorded rec = {0};
     char err[1024];
-    if (o->shapes_from && !td_recorded_read(o->shapes_from, &s->arena, &rec, &nrec, err, sizeof(err)))
+    if (o->shapes_from && !kc_workload_read_recorded(o->shapes_from, &rec, err, sizeof(err)))
         return fail(s, "%s", err);
     td_plan *plans = kc_arena_alloc(&s->arena, sizeof(td_plan) * (size_t)(n + 1));
-    bool *used = kc_arena_alloc(&s->arena, sizeof(bool) * (size_t)(o->nshapes + nrec + 1));
+    bool *used = kc_arena_alloc(&s->arena, sizeof(bool) * (size_t)(o->nshapes + rec.n + 1));
     for (int i = 0; i < n && !rc; i++) {
         plans[i].info = o->kernels ? find_kernel(s, o->kernels[i]) : kcrt_bundle_kernel_info(s->rb, i);
-        if (!plans[i].info)
-            return fail(s, "%s has no kernel '%s'", o->bundle, o->kernels[i]);
         bool named = o->kernels != NULL;
-        rc = o->shapes_from ? recorded_shapes(s, &plans[i], named, rec, nrec, used)
-             : o->shapes    ? given_shapes(s, &plans[i], named, used)
-                            : kcyaml_shapes(s, &plans[i], named);
+        if (!plans[i].info)
+            rc = fail(s, "%s has no kernel '%s'", o->bundle, o->kernels[i]);
+        else if (o->shapes_from)
+            rc = recorded_shapes(s, &plans[i], named, &rec, used);
+        else
+            rc = o->shapes ? given_shapes(s, &plans[i], named, used) : kcyaml_shapes(s, &plans[i], named);
     }
     if (o->shapes_from && !rc)
-        rc = recorded_leftovers(s, nrec, used);
+        rc = recorded_leftovers(s, rec.n, used);
     for (int j = 0; j < o->nshapes && !rc; j++)
         if (!used[j])
-            rc = fail(s,
-                      "shape '%s' fits no kernel tuned here (a shape names every integer parameter of a "
-                      "kernel)",
-                      o->shapes[j]);
+            rc = fail(s, "shape '%s' fits no kernel tuned here (a shape names every integer parameter of a "
+                      "kernel)", o->shapes[j]);
+    kc_workload_recorded_free(&rec);
     *out = plans;
     *nplans = n;
     return rc;

@@ -66,4 +66,23 @@ int kc_workload_smallest_shape(const kcrt_kernel_info *ki, double min_work);
  * of 1,026 read four times the work at +14%). */
 #define KC_WORKLOAD_BENCH_MIN_WORK 1048576.0
 
+/* The lines of a KCRT_RECORD_SHAPES file (runtime/record.c): each a kernel
+ * and a shape ("n=1000,m=64") as an application launched them, and the
+ * line they are on; in the file's order, repeats included. */
+typedef struct kc_recorded_shape {
+    char *kernel, *shape;
+    int line;
+} kc_recorded_shape;
+
+typedef struct kc_recorded {
+    kc_recorded_shape *lines;
+    int n;
+} kc_recorded;
+
+/* Reads path; false with err saying where and what (a file that cannot be
+ * read, a line that is not "KERNEL SHAPE"). Free with
+ * kc_workload_recorded_free. */
+bool kc_workload_read_recorded(const char *path, kc_recorded *out, char *err, size_t errlen);
+void kc_workload_recorded_free(kc_recorded *r);
+
 #endif

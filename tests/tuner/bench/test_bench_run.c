@@ -411,6 +411,41 @@ static void shapes_and_calibration(void **state)
     json_decref(r);
 }
 
+/* --shapes-from: the shapes libkcrt recorded for an application
+ * (KCRT_RECORD_SHAPES; here kc run's), each once, in the file's order;
+ * another kernel's line is skipped with a note. */
+static void recorded_shapes(void **state)
+{
+    (void)state;
+    char *out;
+    const char *rec = path("shapes.txt");
+    assert_int_equal(0, kc_test_sh(&out, "printf 'nosuch n=1\\n' > %s", rec));
+    free(out);
+    for (int run = 0; run < 3; run++) {
+        assert_int_equal(0, kc_test_sh(&out, "KCRT_RECORD_SHAPES=%s %s run %s saxpy n=%d a=2 --repeat 0", rec,
+                                       RT_KC, BENCH, run == 1 ? 4096 : 8192));
+        free(out);
+    }
+    int rc = kc_test_sh(&out, "%s bench %s --shapes-from %s --repeat 5 --json %s", RT_KC, BENCH, rec,
+                        path("rec.json"));
+    if (rc != 0)
+        fail_msg("exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "note: 1 of the 4 lines of");
+    free(out);
+    json_t *r = load(path("rec.json"));
+    assert_int_equal(2, json_array_size(json_object_get(r, "benchmarks")));
+    assert_string_equal("n=8192", json_string_value(json_object_get(benchmark(r, 0), "shape")));
+    assert_string_equal("n=4096", json_string_value(json_object_get(benchmark(r, 1), "shape")));
+    json_decref(r);
+    assert_int_equal(1, kc_test_sh(&out, "%s bench %s --kernel matmul --shapes-from %s --repeat 5", RT_KC, BENCH,
+                                   rec));
+    ASSERT_CONTAINS(out, "records no shape of a kernel of");
+    free(out);
+    assert_int_equal(2, kc_test_sh(&out, "%s bench %s --shapes-from %s --shape n=5", RT_KC, BENCH, rec));
+    ASSERT_CONTAINS(out, "--shapes-from gives the shapes: not with --shape");
+    free(out);
+}
+
 /* --smallest: each kernel at its cheapest kc.yaml shape by flops + bytes
  * of at least 1 Mi, and only that one (kernels/kc.yaml: gru_step's batch 1,
  * 1.2 M, of batch 1 and 4; saxpy's 48,000, 0.67 M, is below the floor, so
@@ -455,6 +490,7 @@ int main(void)
         cmocka_unit_test(usage_and_errors),
         cmocka_unit_test(shapes_and_calibration),
         cmocka_unit_test(smallest_shapes),
+        cmocka_unit_test(recorded_shapes),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[600];

@@ -1,19 +1,21 @@
 /*
  * recorded.c — the shapes an application launched, as libkcrt records
- * them (KCRT_RECORD_SHAPES=FILE, docs/runtime.md), for `kc tune BUNDLE
- * --shapes-from FILE`: each kernel tuned at exactly the shapes the
- * application runs, not only at kc.yaml's.
+ * them (KCRT_RECORD_SHAPES=FILE, runtime/record.c), for `kc tune BUNDLE
+ * --shapes-from FILE` (each kernel tuned at exactly the shapes the
+ * application runs, not only at kc.yaml's) and `kc bench --shapes-from`.
  *
  * One "KERNEL SHAPE" a line ("conv1d cin=256,cout=256,t_in=1600,...");
  * blank lines and what follows a '#' are ignored. Every run of the
  * application appends to the same file, so a shape may come more than
- * once: the caller keeps the first. The shape itself is checked against
- * the kernel later (td_shape_canonical), where the kernel is known.
+ * once: the callers keep the first. The shape itself is checked against
+ * the kernel later, where the kernel is known.
  */
-#include "device_private.h"
+#include "kc_workload.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { LINE_MAX_CHARS = 4096 };
@@ -28,9 +30,18 @@ static bool is_name(const char *s, size_t n)
     return true;
 }
 
+static char *copy(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (!c)
+        abort();
+    return memcpy(c, s, n);
+}
+
 /* One line, comment and spaces gone; false with err when it is not
- * "KERNEL [SHAPE]". *r->kernel stays NULL for a line with nothing. */
-static bool parse_line(char *text, td_recorded *r, kc_arena *a, char *err, size_t errlen)
+ * "KERNEL [SHAPE]". r->kernel stays NULL for a line with nothing. */
+static bool parse_line(char *text, kc_recorded_shape *r, char *err, size_t errlen)
 {
     text[strcspn(text, "#\r\n")] = 0;
     char *at = text;
@@ -38,11 +49,11 @@ static bool parse_line(char *text, td_recorded *r, kc_arena *a, char *err, size_
         at++;
     if (!*at)
         return true;
-    size_t nk = strcspn(at, " \t"), ns;
+    size_t nk = strcspn(at, " \t");
     char *shape = at + nk;
     while (isspace((unsigned char)*shape))
         shape++;
-    ns = strcspn(shape, " \t");
+    size_t ns = strcspn(shape, " \t");
     const char *rest = shape + ns;
     while (isspace((unsigned char)*rest))
         rest++;
@@ -52,38 +63,43 @@ static bool parse_line(char *text, td_recorded *r, kc_arena *a, char *err, size_
     }
     at[nk] = 0;
     shape[ns] = 0;
-    r->kernel = kc_arena_strdup(a, at);
-    r->shape = kc_arena_strdup(a, shape);
+    r->kernel = copy(at);
+    r->shape = copy(shape);
     return true;
 }
 
-bool td_recorded_read(const char *path, kc_arena *a, td_recorded **out, int *n, char *err, size_t errlen)
+static void push(kc_recorded *rec, int *cap, kc_recorded_shape r)
 {
-    *out = NULL;
-    *n = 0;
+    if (rec->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        rec->lines = realloc(rec->lines, sizeof(*rec->lines) * (size_t)*cap);
+        if (!rec->lines)
+            abort();
+    }
+    rec->lines[rec->n++] = r;
+}
+
+bool kc_workload_read_recorded(const char *path, kc_recorded *out, char *err, size_t errlen)
+{
+    *out = (kc_recorded){0};
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return false;
     }
-    kc_vec lines = {0};
     char text[LINE_MAX_CHARS + 2];
+    int cap = 0;
     bool ok = true;
     for (int line = 1; ok && fgets(text, sizeof(text), f); line++) {
+        kc_recorded_shape r = {.line = line};
+        char why[256];
         if (strlen(text) > LINE_MAX_CHARS && !strchr(text, '\n')) {
             snprintf(err, errlen, "%s:%d: a line longer than %d characters", path, line, LINE_MAX_CHARS);
             ok = false;
-            break;
-        }
-        td_recorded r = {.line = line};
-        char why[256];
-        if (!(ok = parse_line(text, &r, a, why, sizeof(why))))
+        } else if (!(ok = parse_line(text, &r, why, sizeof(why))))
             snprintf(err, errlen, "%s:%d: %s", path, line, why);
-        else if (r.kernel) {
-            td_recorded *copy = kc_arena_alloc(a, sizeof(*copy));
-            *copy = r;
-            kc_vec_push(a, &lines, copy);
-        }
+        else if (r.kernel)
+            push(out, &cap, r);
     }
     if (ok && ferror(f)) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -91,10 +107,14 @@ bool td_recorded_read(const char *path, kc_arena *a, td_recorded **out, int *n, 
     }
     fclose(f);
     if (!ok)
-        return false;
-    *out = kc_arena_alloc(a, sizeof(td_recorded) * (size_t)(lines.len + 1));
-    for (int i = 0; i < lines.len; i++)
-        (*out)[i] = *(td_recorded *)lines.items[i];
-    *n = lines.len;
-    return true;
+        kc_workload_recorded_free(out);
+    return ok;
+}
+
+void kc_workload_recorded_free(kc_recorded *r)
+{
+    for (int i = 0; i < r->n; i++)
+        free(r->lines[i].kernel), free(r->lines[i].shape);
+    free(r->lines);
+    *r = (kc_recorded){0};
 }
