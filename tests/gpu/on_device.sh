@@ -12,9 +12,11 @@
 #           the same shapes (DIR/compare_half.md)
 #   rvc     RVC v2's 40k generator (kcrt.models.rvc, random weights) on a
 #           spoken sentence: the real-time factor through CUDA and Vulkan,
-#           and of the PyTorch reference on CUDA and the CPU; then (unless
-#           --no-tune) the convolutions tuned through Vulkan for --tune-time
-#           and the synthesis again
+#           and of the PyTorch reference on CUDA and the CPU; kc bench of
+#           its convolutions at the shapes it launched (KCRT_RECORD_SHAPES)
+#           and PyTorch there (DIR/compare_rvc.md); then (unless --no-tune)
+#           the convolutions tuned through Vulkan at those shapes for
+#           --tune-time and the synthesis again
 #   rvctest python/tests/test_rvc.py through each backend
 #   bench   kc bench --calibrate and kc bench of the shipped package's
 #           gemm, conv1d, conv_transpose1d, softmax, layernorm (default
@@ -197,10 +199,12 @@ step_half() {
 step_rvc() {
     say "RVC v2 40k generator on $dev/speech.wav: real-time factors"
     step 60 env "${kcrt_env[@]}" python3 -m kcrt.models.rvc random-checkpoint "$work/G40k.safetensors"
-    local b torch_on=cuda,cpu
+    local b torch_on=cuda,cpu shapes="$work/rvc_shapes.txt" labels=()
+    rm -f "$shapes"
     for b in cuda vulkan; do
         on $b || continue
         step 240 env "${kcrt_env[@]}" KCRT_BACKEND=$b KCRT_BUNDLE="$root/$dev/package.kcb" \
+            KCRT_RECORD_SHAPES="$shapes" \
             python3 -m kcrt.models.rvc synth "$work/G40k.safetensors" --input "$dev/speech.wav" \
             --output "$work/rvc_$b.wav" --warmup ${torch_on:+--compare-torch $torch_on}
         step 240 env "${kcrt_env[@]}" KCRT_BACKEND=$b KCRT_BUNDLE="$root/$dev/package.kcb" \
@@ -208,11 +212,22 @@ step_rvc() {
             --output "$work/rvc_$b.wav" --warmup --profile | sed -n "/^profile/,$ p"
         torch_on=""
     done
+    # the same convolutions one at a time, at the synthesis's own shapes (KCRT_RECORD_SHAPES): kc bench
+    # against PyTorch there, to set beside --profile's sums (docs/rvc.md, "To look at on the next GPU lease")
+    for b in cuda vulkan; do
+        on $b && [ -s "$shapes" ] || continue
+        say "kc bench through $b at the synthesis's convolution shapes"
+        bench $b rvc_$b "$dev/package.kcb" --shapes-from "$shapes" --kernel conv1d --kernel conv_transpose1d &&
+            labels+=(rvc_$b)
+    done
+    [ ${#labels[@]} = 0 ] || compare compare_rvc "${labels[@]}"
     if [ "$tune" = 1 ] && on vulkan; then
         say "kc tune conv1d and conv_transpose1d through Vulkan ($tune_time), then the synthesis again"
         cp "$dev/package.kcb" "$work/rvc_tuned.kcb"
+        local from=()
+        [ -s "$shapes" ] && from=(--shapes-from "$shapes")
         KCRT_BACKEND=vulkan step 600 "$kc" tune "$work/rvc_tuned.kcb" --kernel conv1d --kernel conv_transpose1d \
-            --backend vulkan --device "$vk" --time "$tune_time" --quiet
+            ${from[@]+"${from[@]}"} --backend vulkan --device "$vk" --time "$tune_time" --quiet
         step 240 env "${kcrt_env[@]}" KCRT_BACKEND=vulkan KCRT_BUNDLE="$work/rvc_tuned.kcb" \
             python3 -m kcrt.models.rvc synth "$work/G40k.safetensors" --input "$dev/speech.wav" \
             --output "$work/rvc_vulkan_tuned.wav" --warmup --profile
