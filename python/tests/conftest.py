@@ -1,7 +1,33 @@
-"""The suite's last line says what a CI log reader looks for: how many
-tests passed and failed, on which device and backend, and whether the
-Vulkan validation layer was on (KCRT_VALIDATION)."""
+"""What the suite's modules share: `ops`, kcrt.nn.Ops over a context of
+its own and KCRT_TEST_RVC_BUNDLE (kernels/), one a module, skipped where
+there is no device; `rng`, a fresh seed each test, printed so that a
+failure can be run again. And the suite's last line, which says what a CI
+log reader looks for: how many tests passed and failed, on which device
+and backend, and whether the Vulkan validation layer was on
+(KCRT_VALIDATION)."""
 import os
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="module")
+def ops():
+    import kcrt
+    import kcrt.nn
+    try:
+        ctx = kcrt.open()
+    except kcrt.Error as e:
+        pytest.skip("no device: %s" % e)
+    yield kcrt.nn.Ops(ctx.load(os.environ["KCRT_TEST_RVC_BUNDLE"]))
+    ctx.close()
+
+
+@pytest.fixture
+def rng():
+    seed = int.from_bytes(os.urandom(4), "little")
+    print("seed", seed)
+    return np.random.default_rng(seed)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

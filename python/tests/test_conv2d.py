@@ -19,23 +19,6 @@ pytestmark = pytest.mark.skipif(not BUNDLE, reason="KCRT_TEST_RVC_BUNDLE is not 
 U = float(np.finfo(np.float32).eps) / 2
 
 
-@pytest.fixture(scope="module")
-def ops():
-    try:
-        ctx = kcrt.open()
-    except kcrt.Error as e:
-        pytest.skip("no device: %s" % e)
-    yield kcrt.nn.Ops(ctx.load(BUNDLE))
-    ctx.close()
-
-
-@pytest.fixture
-def rng():
-    seed = int.from_bytes(os.urandom(4), "little")
-    print("seed", seed)
-    return np.random.default_rng(seed)
-
-
 CASES = [  # input shape, cout, kernel, kwargs
     ((1, 1, 1, 1), 1, (1, 1), dict()),
     ((2, 3, 17, 9), 5, (3, 3), dict(padding=1)),

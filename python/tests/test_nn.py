@@ -24,23 +24,6 @@ pytestmark = pytest.mark.skipif(not BUNDLE, reason="KCRT_TEST_RVC_BUNDLE is not 
 EPS = float(np.finfo(np.float32).eps)
 
 
-@pytest.fixture(scope="module")
-def ops():
-    try:
-        ctx = kcrt.open()
-    except kcrt.Error as e:
-        pytest.skip("no device: %s" % e)
-    yield kcrt.nn.Ops(ctx.load(BUNDLE))
-    ctx.close()
-
-
-@pytest.fixture
-def rng():
-    seed = int.from_bytes(os.urandom(4), "little")
-    print("seed", seed)
-    return np.random.default_rng(seed)
-
-
 def rand(rng, *shape):
     return rng.standard_normal(shape).astype(np.float32)
 

@@ -29,23 +29,6 @@ BUNDLE = os.environ.get("KCRT_TEST_RVC_BUNDLE")
 pytestmark = pytest.mark.skipif(not BUNDLE, reason="KCRT_TEST_RVC_BUNDLE is not set")
 
 
-@pytest.fixture(scope="module")
-def ops():
-    try:
-        ctx = kcrt.open()
-    except kcrt.Error as e:
-        pytest.skip("no device: %s" % e)
-    yield kcrt.nn.Ops(ctx.load(BUNDLE))
-    ctx.close()
-
-
-@pytest.fixture
-def rng():
-    seed = int.from_bytes(os.urandom(4), "little")
-    print("seed", seed)
-    return np.random.default_rng(seed)
-
-
 def yin_paper(x, sr, frame_length, hop, fmin, fmax, threshold):
     """The paper's steps 2-5 per centred frame, float64."""
     tau_max = int(math.ceil(sr / fmin))
