@@ -47,6 +47,20 @@
 #endif
 
 static fake_state *hip, *cuda;
+
+/* The two fake drivers, and what their calls are named in a trace. */
+typedef struct gpu_api {
+    const char *backend;
+    fake_state **fake;
+    const char *launch, *sync, *alloc, *release, *memset, *record, *wait, *elapsed;
+} gpu_api;
+
+static const gpu_api apis[] = {
+    {"hip", &hip, "hipModuleLaunchKernel", "hipStreamSynchronize", "hipMalloc", "hipFree", "hipMemsetAsync",
+     "hipEventRecord", "hipEventSynchronize", "hipEventElapsedTime"},
+    {"cuda", &cuda, "cuLaunchKernel", "cuStreamSynchronize", "cuMemAlloc", "cuMemFree", "cuMemsetD8Async",
+     "cuEventRecord", "cuEventSynchronize", "cuEventElapsedTime"},
+};
 static void (*hip_reset)(void), (*cuda_reset)(void);
 static bool have_vulkan;
 
@@ -784,17 +798,17 @@ static void test_kernel_without_arguments(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_kernel *k;
         ASSERT_OK(kcrt_kernel_get(b, "nothing", &k), c);
         ASSERT_OK(kcrt_launch(k, NULL, 0), c);
-        assert_true(fakes[i]->last.kernel_params_null && fakes[i]->last.extra_null);
-        assert_int_equal(32, fakes[i]->last.block[0]);
-        assert_int_equal(2, fakes[i]->last.block[1]);
+        assert_true(fake->last.kernel_params_null && fake->last.extra_null);
+        assert_int_equal(32, fake->last.block[0]);
+        assert_int_equal(2, fake->last.block[1]);
         kcrt_bundle_free(b);
         kcrt_close(c);
     }
@@ -826,24 +840,22 @@ static void test_launches_are_queued_and_transfers_wait(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
-    const char *launch[] = {"hipModuleLaunchKernel", "cuLaunchKernel"};
-    const char *sync[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
     const char *read[] = {"hipMemcpyAsync(DtoH)", "cuMemcpyDtoHAsync"};
     const char *write[] = {"hipMemcpyAsync(HtoD)", "cuMemcpyHtoDAsync"};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_buffer *x;
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         run_saxpy_like(c, b, &x);
-        const char *t = fakes[i]->trace;
+        const char *t = fake->trace;
         /* the write waited; the five launches did not */
         const char *after_write = strstr(t, write[i]);
         assert_non_null(after_write);
-        assert_int_equal(5, count(after_write, launch[i]));
-        assert_int_equal(1, count(after_write, sync[i])); /* the write's own wait, before the launches */
+        assert_int_equal(5, count(after_write, a->launch));
+        assert_int_equal(1, count(after_write, a->sync)); /* the write's own wait, before the launches */
         kcrt_stats st;
         kcrt_stats_get(c, &st);
         assert_int_equal(5, st.launches);
@@ -851,17 +863,17 @@ static void test_launches_are_queued_and_transfers_wait(void **state)
         /* a read waits for them */
         float back[4];
         ASSERT_OK(kcrt_buffer_read(x, 0, back, sizeof(back)), c);
-        const char *seq[] = {launch[i], launch[i], launch[i], launch[i], launch[i], read[i], sync[i]};
+        const char *seq[] = {a->launch, a->launch, a->launch, a->launch, a->launch, read[i], a->sync};
         assert_in_order(after_write, seq, 7);
         ASSERT_OK(kcrt_finish(c), c);
-        assert_int_equal(3, count(after_write, sync[i]));
+        assert_int_equal(3, count(after_write, a->sync));
         kcrt_buffer_free(x);
         kcrt_bundle_free(b);
         kcrt_close(c);
-        assert_int_equal(0, fakes[i]->live_allocations);
-        assert_int_equal(0, fakes[i]->live_modules);
-        assert_int_equal(0, fakes[i]->live_streams);
-        assert_int_equal(0, fakes[i]->live_events);
+        assert_int_equal(0, fake->live_allocations);
+        assert_int_equal(0, fake->live_modules);
+        assert_int_equal(0, fake->live_streams);
+        assert_int_equal(0, fake->live_events);
     }
     assert_int_equal(0, cuda->context_depth);
     assert_int_equal(0, hip->current_device);
@@ -874,23 +886,21 @@ static void test_copies_are_queued_on_the_stream(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
-    const char *launch[] = {"hipModuleLaunchKernel", "cuLaunchKernel"};
-    const char *sync[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
     const char *copy[] = {"hipMemcpyAsync(DtoD)", "cuMemcpyDtoDAsync"};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_buffer *x, *y;
         run_saxpy_like(c, b, &x); /* x = i (a fake runs no kernel), five launches queued */
         ASSERT_OK(kcrt_buffer_create(c, 64, &y), c);
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         ASSERT_OK(kcrt_buffer_copy(y, 16, x, 4, 32), c);
-        const char *t = fakes[i]->trace;
+        const char *t = fake->trace;
         assert_int_equal(1, count(t, copy[i]));
-        assert_int_equal(0, count(t, sync[i]));
-        assert_int_equal(0, count(t, launch[i]));
+        assert_int_equal(0, count(t, a->sync));
+        assert_int_equal(0, count(t, a->launch));
         float back[16];
         ASSERT_OK(kcrt_buffer_read(y, 0, back, sizeof(back)), c);
         for (int j = 0; j < 16; j++)
@@ -898,7 +908,7 @@ static void test_copies_are_queued_on_the_stream(void **state)
         kcrt_buffer_free(x), kcrt_buffer_free(y);
         kcrt_bundle_free(b);
         kcrt_close(c);
-        assert_int_equal(0, fakes[i]->live_allocations);
+        assert_int_equal(0, fake->live_allocations);
     }
 }
 
@@ -911,37 +921,33 @@ static void test_freed_memory_is_reused_without_waiting(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
-    const char *sync[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
-    const char *alloc[] = {"hipMalloc", "cuMemAlloc"};
-    const char *release[] = {"hipFree", "cuMemFree"};
-    const char *zero[] = {"hipMemsetAsync", "cuMemsetD8Async"};
     setenv("KCRT_BUFFER_SPARE_MB", "1", 1);
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_buffer *x, *y, *big[2];
         run_saxpy_like(c, b, &x); /* five launches queued on x */
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         kcrt_buffer_free(x);
         ASSERT_OK(kcrt_buffer_create(c, 1000, &y), c); /* 1024 bytes: x's size class */
-        const char *t = fakes[i]->trace;
-        assert_int_equal(0, count(t, sync[i]));
-        assert_int_equal(0, count(t, alloc[i]));
-        assert_int_equal(0, count(t, release[i]));
-        assert_int_equal(1, count(t, zero[i]));
+        const char *t = fake->trace;
+        assert_int_equal(0, count(t, a->sync));
+        assert_int_equal(0, count(t, a->alloc));
+        assert_int_equal(0, count(t, a->release));
+        assert_int_equal(1, count(t, a->memset));
         float back[250];
         ASSERT_OK(kcrt_buffer_read(y, 0, back, sizeof(back)), c);
         for (int j = 0; j < 250; j++)
             assert_true(back[j] == 0.0f);
         for (int j = 0; j < 2; j++)
             ASSERT_OK(kcrt_buffer_create(c, 600 << 10, &big[j]), c);
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         kcrt_buffer_free(big[0]); /* 600 KiB kept */
-        assert_int_equal(0, count(t, release[i]));
+        assert_int_equal(0, count(t, a->release));
         kcrt_buffer_free(big[1]); /* past 1 MiB: the older is freed */
-        assert_int_equal(1, count(t, release[i]));
+        assert_int_equal(1, count(t, a->release));
         kcrt_stats st;
         kcrt_stats_get(c, &st);
         assert_true(st.spare_bytes <= 1 << 20);
@@ -949,7 +955,7 @@ static void test_freed_memory_is_reused_without_waiting(void **state)
         kcrt_buffer_free(y);
         kcrt_bundle_free(b);
         kcrt_close(c);
-        assert_int_equal(0, fakes[i]->live_allocations); /* the spares freed with the context */
+        assert_int_equal(0, fake->live_allocations); /* the spares freed with the context */
     }
     unsetenv("KCRT_BUFFER_SPARE_MB");
 }
@@ -959,31 +965,26 @@ static void test_timing_uses_events(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
-    const char *launch[] = {"hipModuleLaunchKernel", "cuLaunchKernel"};
-    const char *record[] = {"hipEventRecord", "cuEventRecord"};
-    const char *sync[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
-    const char *wait[] = {"hipEventSynchronize", "cuEventSynchronize"};
-    const char *elapsed[] = {"hipEventElapsedTime", "cuEventElapsedTime"};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_buffer *x;
         run_saxpy_like(c, b, &x); /* pending launches: finished first, not timed */
         kcrt_kernel *k;
         ASSERT_OK(kcrt_kernel_get(b, "scale", &k), c);
         kcrt_arg args[] = {KCRT_I32(256), KCRT_F32(2.0f), KCRT_BUF(x)};
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         double ns[3];
         ASSERT_OK(kcrt_time_launch(k, args, 3, 3, ns), c);
         for (int r = 0; r < 3; r++) /* each fake launch takes FAKE_LAUNCH_MS */
             assert_true(ns[r] == FAKE_LAUNCH_MS * 1e6);
-        const char *seq[] = {sync[i],   record[i], launch[i], record[i],  launch[i],  record[i],
-                             launch[i], record[i], wait[i],   elapsed[i], elapsed[i], elapsed[i]};
-        assert_in_order(fakes[i]->trace, seq, 12);
-        assert_int_equal(4, count(fakes[i]->trace, record[i]));
-        assert_int_equal(3, count(fakes[i]->trace, launch[i]));
+        const char *seq[] = {a->sync,   a->record, a->launch, a->record,  a->launch,  a->record,
+                             a->launch, a->record, a->wait,   a->elapsed, a->elapsed, a->elapsed};
+        assert_in_order(fake->trace, seq, 12);
+        assert_int_equal(4, count(fake->trace, a->record));
+        assert_int_equal(3, count(fake->trace, a->launch));
         kcrt_buffer_free(x);
         kcrt_bundle_free(b);
         kcrt_close(c);
@@ -998,13 +999,10 @@ static void test_cold_timing_flushes_between_events(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
-    const char *launch[] = {"hipModuleLaunchKernel", "cuLaunchKernel"};
-    const char *record[] = {"hipEventRecord", "cuEventRecord"};
-    const char *memset_[] = {"hipMemsetAsync", "cuMemsetD8Async"};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_buffer *x;
         run_saxpy_like(c, b, &x);
@@ -1014,15 +1012,15 @@ static void test_cold_timing_flushes_between_events(void **state)
         double ns[3];
         /* the first call makes the scratch buffer (zeroed when made) */
         ASSERT_OK(kcrt_time_launch_cold(k, args, 3, 1, 1 << 20, ns), c);
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         ASSERT_OK(kcrt_time_launch_cold(k, args, 3, 3, 1 << 20, ns), c);
         for (int r = 0; r < 3; r++)
             assert_true(ns[r] == FAKE_LAUNCH_MS * 1e6);
-        const char *seq[] = {memset_[i], record[i], launch[i], record[i], memset_[i], record[i], launch[i],
-                             record[i],  memset_[i], record[i], launch[i], record[i]};
-        assert_in_order(fakes[i]->trace, seq, 12);
-        assert_int_equal(3, count(fakes[i]->trace, memset_[i]));
-        assert_int_equal(6, count(fakes[i]->trace, record[i]));
+        const char *seq[] = {a->memset, a->record, a->launch, a->record, a->memset, a->record, a->launch,
+                             a->record,  a->memset, a->record, a->launch, a->record};
+        assert_in_order(fake->trace, seq, 12);
+        assert_int_equal(3, count(fake->trace, a->memset));
+        assert_int_equal(6, count(fake->trace, a->record));
         assert_int_equal(KCRT_ERROR_BAD_ARGUMENT,
                          kcrt_time_launch_cold(k, args, 3, 3, KCRT_FLUSH_MAX_BYTES + 4, ns));
         ASSERT_CONTAINS(kcrt_error(c), "kcrt_time_launch_cold: flush_bytes");
@@ -1103,18 +1101,17 @@ static void test_fault_is_sticky(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    const char *fails[] = {"hipStreamSynchronize", "cuStreamSynchronize"};
     const char *why[] = {
         "the HIP device 'AMD Instinct MI210 (fake 0)' failed earlier (hipErrorIllegalAddress",
         "the CUDA device 'NVIDIA GeForce RTX 4090 (fake 0)' failed earlier "
         "(CUDA_ERROR_ILLEGAL_ADDRESS"};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_buffer *x;
         run_saxpy_like(c, b, &x);
-        setenv("FAKE_GPU_FAIL", fails[i], 1);
+        setenv("FAKE_GPU_FAIL", a->sync, 1);
         ASSERT_STATUS(KCRT_ERROR_DEVICE_ERROR, kcrt_finish(c), c);
         unsetenv("FAKE_GPU_FAIL");
         float back[4];
@@ -1183,11 +1180,10 @@ static void test_host_memory_and_streams(void **state)
     (void)state;
     if (!need_bundle())
         return;
-    const char *backends[] = {"hip", "cuda"};
-    fake_state *fakes[] = {hip, cuda};
-    const char *release[] = {"hipFree", "cuMemFree"};
     for (int i = 0; i < 2; i++) {
-        kcrt_context *c = open_on(backends[i]);
+        const gpu_api *a = &apis[i];
+        fake_state *fake = *a->fake;
+        kcrt_context *c = open_on(a->backend);
         kcrt_bundle *b = load_bundle(c);
         kcrt_kernel *k;
         ASSERT_OK(kcrt_kernel_get(b, "scale", &k), c);
@@ -1195,9 +1191,9 @@ static void test_host_memory_and_streams(void **state)
         for (int j = 0; j < 256; j++)
             mine[j] = -1.0f;
         kcrt_buffer *x;
-        int allocations = fakes[i]->live_allocations;
+        int allocations = fake->live_allocations;
         ASSERT_OK(kcrt_buffer_wrap(c, mine, 256 * sizeof(float), &x), c);
-        assert_int_equal(allocations, fakes[i]->live_allocations); /* nothing allocated */
+        assert_int_equal(allocations, fake->live_allocations); /* nothing allocated */
         assert_int_equal(256 * sizeof(float), kcrt_buffer_size(x));
         float host[256];
         for (int j = 0; j < 256; j++)
@@ -1212,31 +1208,31 @@ static void test_host_memory_and_streams(void **state)
         kcrt_arg args[] = {KCRT_I32(256), KCRT_F32(2.0f), KCRT_BUF(x)};
         ASSERT_OK(kcrt_launch(k, args, 3), c);
         uint64_t want = (uint64_t)(uintptr_t)mine;
-        assert_non_null(memmem(fakes[i]->last.args, fakes[i]->last.size, &want, 8));
-        void *own = fakes[i]->last.stream;
+        assert_non_null(memmem(fake->last.args, fake->last.size, &want, 8));
+        void *own = fake->last.stream;
         /* the host's stream, then back to the context's own */
         unsigned *theirs = calloc(4, sizeof(unsigned));
         ASSERT_OK(kcrt_set_stream(c, theirs), c);
         ASSERT_OK(kcrt_launch(k, args, 3), c);
-        assert_ptr_equal(theirs, fakes[i]->last.stream);
-        fakes[i]->trace[0] = 0;
+        assert_ptr_equal(theirs, fake->last.stream);
+        fake->trace[0] = 0;
         ASSERT_OK(kcrt_set_stream(c, NULL), c); /* waits for the host's stream first */
-        ASSERT_CONTAINS(fakes[i]->trace, i == 0 ? "hipStreamSynchronize" : "cuStreamSynchronize");
+        ASSERT_CONTAINS(fake->trace, i == 0 ? "hipStreamSynchronize" : "cuStreamSynchronize");
         ASSERT_OK(kcrt_launch(k, args, 3), c);
-        assert_ptr_equal(own, fakes[i]->last.stream);
+        assert_ptr_equal(own, fake->last.stream);
         ASSERT_OK(kcrt_set_stream(c, theirs), c);
         /* freeing the buffer and closing frees nothing of the host's */
-        fakes[i]->trace[0] = 0;
+        fake->trace[0] = 0;
         kcrt_buffer_free(x);
-        assert_null(strstr(fakes[i]->trace, release[i]));
+        assert_null(strstr(fake->trace, a->release));
         ASSERT_STATUS(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_wrap(c, NULL, 16, &x), c);
         ASSERT_STATUS(KCRT_ERROR_BAD_ARGUMENT, kcrt_buffer_wrap(c, mine, 0, &x), c);
         kcrt_vulkan_device vd;
         ASSERT_STATUS(KCRT_ERROR_UNSUPPORTED, kcrt_vulkan_device_get(c, &vd), c);
         kcrt_bundle_free(b);
         kcrt_close(c);
-        assert_int_equal(0, fakes[i]->live_streams); /* its own destroyed, the host's left alone */
-        assert_int_equal(0, fakes[i]->live_allocations);
+        assert_int_equal(0, fake->live_streams); /* its own destroyed, the host's left alone */
+        assert_int_equal(0, fake->live_allocations);
         free(theirs);
         free(mine);
     }
