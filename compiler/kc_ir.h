@@ -184,6 +184,8 @@ struct kc_ir_func {
     kc_iexpr *wg[3];      /* kernels: workgroup size over tunables */
     kc_iexpr *grid[3];    /* kernels: workgroups over scalar parameters and tunables */
     int64_t wg_size[3];   /* kernels, once specialised */
+    kc_iexpr *texel;      /* kernels: KC_TEXEL_READS over tunables (NULL: none) */
+    bool texel_reads;     /* kernels, once specialised: SPIR-V reads const buffers as texels */
     kc_ir_var *ret_var;   /* helpers: where inlining puts the result */
 };
 

@@ -952,6 +952,7 @@ static kc_ir_func *lower_func(lower *L, const kc_func *ast)
     if (ast->is_kernel)
         for (int i = 0; i < 3; i++)
             f->wg[i] = ast->wg_size[i], f->grid[i] = ast->grid_size[i];
+    f->texel = ast->texel_cond;
     lower_stmt(L, &f->body, ast->body);
     if (!ast->is_kernel)
         kc_vec_push(L->a, &L->m->helpers, f);

@@ -129,6 +129,8 @@ static void spec_func(spec *S, kc_ir_func *f)
         }
         f->grid[i] = bind_iexpr(S, f->grid[i]);
     }
+    int64_t texel = 0;
+    f->texel_reads = f->texel && eval_now(S, f->texel, &texel, f->loc, "KC_TEXEL_READS") && texel != 0;
 }
 
 bool kc_ir_specialize(kc_ir_module *m, const kc_ir_binding *b)

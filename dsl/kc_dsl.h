@@ -140,8 +140,10 @@ struct kc_func {
     kc_stmt *body;
     kc_expr *wg[3];     /* KC_WORKGROUP, as written */
     kc_expr *grid[3];   /* KC_GRID, as written */
-    kc_loc wg_loc, grid_loc;
+    kc_expr *texel;     /* KC_TEXEL_READS, as written (NULL: none) */
+    kc_loc wg_loc, grid_loc, texel_loc;
     kc_iexpr *wg_size[3];   /* after sema: over tunables */
+    kc_iexpr *texel_cond;   /* after sema: over tunables */
     kc_iexpr *grid_size[3]; /* after sema: over scalar parameters and tunables */
     kc_vec tunables;    /* kc_tunable* the function uses, itself or through callees */
     kc_vec callees;     /* kc_func* called directly */

@@ -131,7 +131,13 @@ static void check_attrs(sema *S, kc_func *f)
             ERR(S, f->wg[0] ? f->wg_loc : f->grid_loc, "only kernels take KC_WORKGROUP and KC_GRID");
         if (f->may_alias)
             ERR(S, f->loc, "KC_MAY_ALIAS marks kernels, and '%s' is not one", f->name);
+        if (f->texel)
+            ERR(S, f->texel_loc, "KC_TEXEL_READS marks kernels, and '%s' is not one", f->name);
         return;
+    }
+    if (f->texel) {
+        f->texel = sema_check_value(S, f->texel);
+        f->texel_cond = sema_to_iexpr(S, f->texel, IX_TUNABLES, "KC_TEXEL_READS");
     }
     if (!f->wg[0]) {
         ERR(S, f->loc, "kernel '%s' needs KC_WORKGROUP(x, y, z)", f->name);

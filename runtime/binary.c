@@ -234,3 +234,86 @@ void *rt_spirv_narrow_views(const void *blob, size_t size, size_t *out_size)
     *out_size = m * 4;
     return out;
 }
+
+/* ---- kc's texel reads ------------------------------------------------------------------------------------ */
+
+enum {
+    OP_TYPE_IMAGE = 25,
+    OP_TYPE_SAMPLED_IMAGE = 27,
+    OP_VARIABLE = 59,
+    OP_DECORATE = 71,
+    DIM_BUFFER = 5,
+    DECORATION_BINDING = 33,
+    STORAGE_UNIFORM_CONSTANT = 0,
+};
+
+static rt_texel texel_of_format(uint32_t spv_format)
+{
+    switch (spv_format) {
+    case 1: return RT_TEXEL_RGBA32F;
+    case 3: return RT_TEXEL_R32F;
+    case 21: return RT_TEXEL_RGBA32I;
+    case 24: return RT_TEXEL_R32I;
+    case 30: return RT_TEXEL_RGBA32UI;
+    case 33: return RT_TEXEL_R32UI;
+    default: return RT_TEXEL_NONE;
+    }
+}
+
+/* One walk records, per id, what each declaration says; a variable is a
+ * texel binding when its pointer leads to a sampled image of a Buffer
+ * image in one of the formats above. */
+bool rt_spirv_texel_bindings(const void *blob, size_t size, rt_texel *out, uint32_t nbindings)
+{
+    memset(out, 0, sizeof(*out) * nbindings);
+    size_t n = size / 4;
+    if (size % 4 != 0 || n < 5)
+        return false;
+    const uint32_t *w = blob;
+    uint32_t bound = word(w, 3);
+    if (bound == 0 || bound > (1u << 22))
+        return false;
+    /* per id: an image's texel kind, a sampled image's image, a pointer's pointee, a binding + 1 */
+    uint32_t *facts = calloc((size_t)bound * 4, sizeof(uint32_t));
+    if (!facts)
+        return false;
+    uint32_t *image = facts, *sampled = facts + bound, *pointee = facts + 2 * (size_t)bound,
+             *binding = facts + 3 * (size_t)bound;
+    bool ok = true, any = false;
+    for (size_t i = 5; i < n && ok;) {
+        uint32_t count = word(w, i) >> 16, op = word(w, i) & 0xffff;
+        if (count == 0 || count > n - i) {
+            ok = false;
+            break;
+        }
+        uint32_t ops[9] = {0};
+        for (uint32_t k = 0; k < 9 && k + 1 < count; k++)
+            ops[k] = word(w, i + 1 + k);
+        if (op == OP_TYPE_IMAGE && count >= 9 && ops[0] < bound && ops[2] == DIM_BUFFER && ops[6] == 1)
+            image[ops[0]] = texel_of_format(ops[7]);
+        else if (op == OP_TYPE_SAMPLED_IMAGE && count == 3 && ops[0] < bound)
+            sampled[ops[0]] = ops[1];
+        else if (op == OP_TYPE_POINTER && count == 4 && ops[0] < bound && ops[1] == STORAGE_UNIFORM_CONSTANT)
+            pointee[ops[0]] = ops[2];
+        else if (op == OP_DECORATE && count == 4 && ops[0] < bound && ops[1] == DECORATION_BINDING)
+            binding[ops[0]] = ops[2] + 1;
+        else if (op == OP_VARIABLE && count >= 4 && ops[1] < bound && ops[2] == STORAGE_UNIFORM_CONSTANT &&
+                 ops[0] < bound) {
+            uint32_t s = pointee[ops[0]], img = s < bound ? sampled[s] : 0;
+            rt_texel t = img && img < bound ? (rt_texel)image[img] : RT_TEXEL_NONE;
+            uint32_t b = binding[ops[1]];
+            if (t != RT_TEXEL_NONE && b >= 1 && b - 1 < nbindings) {
+                out[b - 1] = t;
+                any = true;
+            }
+        }
+        i += count;
+    }
+    free(facts);
+    return ok && any;
+}
+
+uint32_t rt_texel_bytes(rt_texel t)
+{
+    return t == RT_TEXEL_R32F || t == RT_TEXEL_R32I || t == RT_TEXEL_R32UI ? 4 : 16;
+}

@@ -61,7 +61,8 @@ void kcrt_validation_reset(void);
  *                           as on a discrete GPU, even where memory is unified
  *   KCRT_VULKAN_PRETEND=…   a device with less than it has, to test refusals:
  *                           "no-float16,no-int64,no-storage16,no-subgroups,
- *                           no-float-atomics,push=N" (N bytes of push constants) */
+ *                           no-float-atomics,push=N,texels=N" (N bytes of push
+ *                           constants; N texels a texel buffer view holds) */
 
 /* Launches recorded but not yet submitted, in ctx. */
 int kcrt_pending_launches(const kcrt_context *ctx);

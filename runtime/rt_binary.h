@@ -31,4 +31,24 @@ bool rt_check_spirv(const void *blob, size_t size, const char *kernel, rt_spirv_
 bool rt_spirv_has_views(const void *blob, size_t size);
 void *rt_spirv_narrow_views(const void *blob, size_t size, size_t *out_size);
 
+/* kc's SPIR-V reads a const buffer through a uniform texel buffer where
+ * the kernel says KC_TEXEL_READS (compiler/spirv/spirv.c): a
+ * UniformConstant sampled image of dimension Buffer at the buffer's
+ * binding, in its element's format. rt_spirv_texel_bindings fills out[b]
+ * for bindings 0 .. nbindings - 1 (RT_TEXEL_NONE: a storage buffer) and
+ * says whether any binding is a texel buffer. */
+typedef enum rt_texel {
+    RT_TEXEL_NONE,
+    RT_TEXEL_R32F,
+    RT_TEXEL_RGBA32F,
+    RT_TEXEL_R32I,
+    RT_TEXEL_RGBA32I,
+    RT_TEXEL_R32UI,
+    RT_TEXEL_RGBA32UI,
+    RT_TEXEL_KINDS
+} rt_texel;
+
+bool rt_spirv_texel_bindings(const void *blob, size_t size, rt_texel *out, uint32_t nbindings);
+uint32_t rt_texel_bytes(rt_texel t); /* 4 or 16 */
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "kc_binres.h"
 #include "kcrt_internal.h"
+#include "rt_binary.h"
 
 kc_bundle *kc_bundle_open(const char *path, bool writable, char *err, size_t errlen)
 {
@@ -496,11 +497,26 @@ static const char *extension(const char *target)
     return "hsaco";
 }
 
+/* A SPIR-V binding read as texels (KC_TEXEL_READS): what a runtime must
+ * bind there instead of a storage buffer. */
+static const char *texel_binding(const rt_texel *texel, int nbindings, const char *binding)
+{
+    static const char *const formats[RT_TEXEL_KINDS] = {
+        [RT_TEXEL_R32F] = "VK_FORMAT_R32_SFLOAT",   [RT_TEXEL_RGBA32F] = "VK_FORMAT_R32G32B32A32_SFLOAT",
+        [RT_TEXEL_R32I] = "VK_FORMAT_R32_SINT",     [RT_TEXEL_RGBA32I] = "VK_FORMAT_R32G32B32A32_SINT",
+        [RT_TEXEL_R32UI] = "VK_FORMAT_R32_UINT",    [RT_TEXEL_RGBA32UI] = "VK_FORMAT_R32G32B32A32_UINT",
+    };
+    int i = atoi(binding);
+    return texel && i >= 0 && i < nbindings && texel[i] != RT_TEXEL_NONE ? formats[texel[i]] : NULL;
+}
+
 /* The manifest entry of one variant: where each argument goes. */
 static void manifest_variant(kc_bundle *b, kc_buf *m, const kcrt_kernel_info *k, const kcrt_variant_info *v,
-                             const char *args, const char *file)
+                             const char *args, const char *file, const void *binary, size_t size)
 {
     bool spirv = !strcmp(v->target, "spirv");
+    rt_texel texel[256];
+    bool texels = spirv && rt_spirv_texel_bindings(binary, size, texel, 256);
     kc_buf_printf(m, "      - variant: \"%s\"\n        target: %s\n        file: %s\n", v->tunables, v->target, file);
     kc_buf_printf(m, "        entry_point: %s\n", k->name);
     kc_buf_printf(m, "        workgroup_size: [%u, %u, %u]\n", v->wg[0], v->wg[1], v->wg[2]);
@@ -518,7 +534,11 @@ static void manifest_variant(kc_bundle *b, kc_buf *m, const kcrt_kernel_info *k,
     for (int p = 0; p < k->nparams; p++) {
         const kcrt_param_info *pi = &k->params[p];
         kc_buf_printf(m, "          - {name: %s, kind: %s, type: %s", pi->name, kind_name(pi->kind), pi->type_name);
-        if (arg && arg[0] == '@')
+        const char *format = arg && arg[0] == '@' ? texel_binding(texels ? texel : NULL, 256, arg + 1) : NULL;
+        if (format)
+            kc_buf_printf(m, ", set: 0, binding: %s, descriptor: uniform_texel_buffer, format: %s}\n", arg + 1,
+                          format);
+        else if (arg && arg[0] == '@')
             kc_buf_printf(m, ", set: 0, binding: %s}\n", arg + 1);
         else if (arg)
             kc_buf_printf(m, ", offset: %.*s, size: %s}\n", (int)strcspn(arg, ":"), arg,
@@ -570,7 +590,7 @@ static bool export_variant(kc_bundle *b, const char *dir, kc_buf *m, int kernel,
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         return false;
     }
-    manifest_variant(b, m, k, v, args, file);
+    manifest_variant(b, m, k, v, args, file, binary, size);
     return true;
 }
 

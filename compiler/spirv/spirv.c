@@ -173,9 +173,63 @@ static uint32_t buffer_variable(spv *S, const kc_ir_param *p, uint32_t elem, uin
     return id;
 }
 
+/* The texel format of a buffer element that KC_TEXEL_READS may read as a
+ * texel: 32-bit scalars and 4-lane vectors of them (a 2-lane format needs
+ * StorageImageExtendedFormats, which a device may lack). 0: none. */
+static SpvImageFormat texel_format(const kc_type *t)
+{
+    if (t->lanes != 1 && t->lanes != 4)
+        return 0;
+    switch (t->scalar) {
+    case KC_S_FLOAT: return t->lanes == 1 ? SpvImageFormatR32f : SpvImageFormatRgba32f;
+    case KC_S_INT: return t->lanes == 1 ? SpvImageFormatR32i : SpvImageFormatRgba32i;
+    case KC_S_UINT: return t->lanes == 1 ? SpvImageFormatR32ui : SpvImageFormatRgba32ui;
+    default: return 0;
+    }
+}
+
+/* A const buffer read through a uniform texel buffer (KC_TEXEL_READS): a
+ * UniformConstant sampled image of dimension Buffer at p's binding, in the
+ * element's own format. libkcrt finds these in the module and binds a view
+ * of the buffer there. */
+static bool declare_texel_buffer(spv *S, const kc_ir_param *p, spv_var *v)
+{
+    SpvImageFormat format = texel_format(p->type);
+    if (!S->fn->texel_reads || !p->readonly || !format)
+        return false;
+    char key[32], skey[32];
+    snprintf(key, sizeof(key), "texel.%d", (int)format); /* a type is declared once */
+    snprintf(skey, sizeof(skey), "stexel.%d", (int)format);
+    v->texel_image = (uint32_t)(uintptr_t)kc_map_get(&S->cache, key);
+    v->texel_sampled = (uint32_t)(uintptr_t)kc_map_get(&S->cache, skey);
+    if (!v->texel_image) {
+        uint32_t sampled = spv_type_scalar(S, p->type->scalar);
+        v->texel_image = spv_id(S);
+        spv_op(&S->types, SpvOpTypeImage, 8,
+               (uint32_t[]){v->texel_image, sampled, SpvDimBuffer, 0, 0, 0, 1, (uint32_t)format});
+        v->texel_sampled = spv_id(S);
+        spv_op(&S->types, SpvOpTypeSampledImage, 2, (uint32_t[]){v->texel_sampled, v->texel_image});
+        kc_map_put(S->arena, &S->cache, kc_arena_strdup(S->arena, key), (void *)(uintptr_t)v->texel_image);
+        kc_map_put(S->arena, &S->cache, kc_arena_strdup(S->arena, skey), (void *)(uintptr_t)v->texel_sampled);
+    }
+    v->id = spv_id(S);
+    v->sc = SpvStorageClassUniformConstant;
+    spv_op(&S->types, SpvOpVariable, 3,
+           (uint32_t[]){spv_type_ptr(S, SpvStorageClassUniformConstant, v->texel_sampled), v->id,
+                        SpvStorageClassUniformConstant});
+    spv_decorate(S, v->id, SpvDecorationDescriptorSet, 1, (uint32_t[]){0});
+    spv_decorate(S, v->id, SpvDecorationBinding, 1, (uint32_t[]){(uint32_t)p->binding});
+    spv_name(S, v->id, p->name);
+    v->elem_type = spv_type(S, p->type);
+    S->need_texel = true;
+    return true;
+}
+
 static void declare_buffer(spv *S, const kc_ir_param *p)
 {
     spv_var *v = new_var(S, p);
+    if (declare_texel_buffer(S, p, v))
+        return;
     v->float_as_uint = cas_floats(S, p);
     v->elem_type = stored_type(S, v, p->type);
     v->sc = SpvStorageClassStorageBuffer;
@@ -394,6 +448,8 @@ static void declare_capabilities(spv *S)
         capability(S, SpvCapabilityGroupNonUniformShuffleRelative);
     if (S->need_sg_ballot)
         capability(S, SpvCapabilityGroupNonUniformBallot);
+    if (S->need_texel)
+        capability(S, SpvCapabilitySampledBuffer);
     if (S->need_float_atomic) {
         capability(S, SpvCapabilityAtomicFloat32AddEXT);
         spv_op_str(&S->exts, SpvOpExtension, 0, NULL, "SPV_EXT_shader_atomic_float_add", 0, NULL);

@@ -104,8 +104,24 @@ static uint32_t view_ptr(spv *S, const spv_var *v, uint32_t index)
                        (uint32_t[]){v->view_id, spv_const_i32(S, 0), index});
 }
 
+/* An element of a const buffer read as a texel (spirv.c,
+ * declare_texel_buffer): the fetch gives 4 lanes, of which a scalar
+ * element takes the first. */
+static uint32_t fetch_texel(spv *S, const spv_var *v, uint32_t index, const kc_type *t)
+{
+    uint32_t simg = spv_emit_op(S, SpvOpLoad, v->texel_sampled, 1, (uint32_t[]){v->id});
+    uint32_t img = spv_emit_op(S, SpvOpImage, v->texel_image, 1, (uint32_t[]){simg});
+    uint32_t four = spv_type(S, kc_type_vector(t->scalar, 4));
+    uint32_t x = spv_emit_op(S, SpvOpImageFetch, four, 2, (uint32_t[]){img, index});
+    if (t->lanes == 4)
+        return x;
+    return spv_emit_op(S, SpvOpCompositeExtract, spv_type(S, t), 2, (uint32_t[]){x, 0});
+}
+
 uint32_t spv_load_elem(spv *S, const spv_var *v, uint32_t index, const kc_type *t)
 {
+    if (v->texel_image)
+        return fetch_texel(S, v, index, t);
     if (v->view_id && index) {
         uint32_t x = spv_emit_op(S, SpvOpLoad, v->view_type, 1, (uint32_t[]){view_ptr(S, v, index)});
         return spv_emit_op(S, SpvOpBitcast, spv_type(S, t), 1, (uint32_t[]){x});

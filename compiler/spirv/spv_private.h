@@ -32,6 +32,8 @@ typedef struct spv_var {
     bool in_block;         /* a buffer: index 0 selects the runtime array member */
     uint32_t view_id;      /* a vector buffer's wide view (0: none): the same */
     uint32_t view_type;    /* binding as ulong/ulong2/uint words (spirv.c) */
+    uint32_t texel_image;  /* a const buffer read as a uniform texel buffer: */
+    uint32_t texel_sampled;/* its image type and sampled-image type (0: not) */
     SpvScope scope;        /* for atomics */
 } spv_var;
 
@@ -59,7 +61,7 @@ typedef struct spv {
     bool failed;
     /* features used, which become capabilities */
     bool need_int64, need_float16, need_storage16, need_sg_basic, need_sg_arith, need_sg_shuffle,
-        need_sg_relative, need_sg_ballot, need_float_atomic;
+        need_sg_relative, need_sg_ballot, need_float_atomic, need_texel;
     uint32_t view64, view64x2; /* the 64-bit views' ulong and ulong2 types, if made */
     kc_spv_layout *layout;
 } spv;

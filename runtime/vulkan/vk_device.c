@@ -312,10 +312,23 @@ static bool check(void *dev, const rt_module_desc *m, char *why, size_t len)
 
 /* ---- pipelines ----------------------------------------------------------------------------------------- */
 
-static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, const vk_layout **out)
+static bool is_texel(const uint64_t mask[4], uint32_t b)
 {
+    return b < 256 && (mask[b / 64] >> (b % 64) & 1);
+}
+
+/* A layout per number of bindings, push-constant bytes and which bindings
+ * are uniform texel buffers (texel: NULL where none is). */
+static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, const rt_texel *texel,
+                              const vk_layout **out)
+{
+    uint64_t mask[4] = {0};
+    for (uint32_t b = 0; texel && b < nbindings && b < 256; b++)
+        if (texel[b] != RT_TEXEL_NONE)
+            mask[b / 64] |= 1ull << (b % 64);
     for (int i = 0; i < d->nlayouts; i++)
-        if (d->layouts[i].nbindings == nbindings && d->layouts[i].push_size == push) {
+        if (d->layouts[i].nbindings == nbindings && d->layouts[i].push_size == push &&
+            memcmp(d->layouts[i].texel, mask, sizeof(mask)) == 0) {
             *out = &d->layouts[i];
             return KCRT_OK;
         }
@@ -326,7 +339,9 @@ static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, cons
     VkDescriptorSetLayoutBinding b[256];
     for (uint32_t i = 0; i < nbindings && i < 256; i++)
         b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorType = is_texel(mask, i)
+                                                                    ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                               .descriptorCount = 1,
                                               .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo si = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
@@ -349,6 +364,7 @@ static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, cons
     }
     l->nbindings = nbindings;
     l->push_size = push;
+    memcpy(l->texel, mask, sizeof(mask));
     d->nlayouts++;
     *out = l;
     return KCRT_OK;
@@ -405,12 +421,18 @@ static kcrt_status module_create(void *dev, const rt_module_desc *m, void **out)
     mod->args_size = m->args_size;
     mod->nbuffers = (uint32_t)m->nbindings - (m->spilled ? 1 : 0);
     snprintf(mod->name, sizeof(mod->name), "%s[%s]", m->kernel, m->variant);
-    kcrt_status s = get_layout(d, (uint32_t)m->nbindings, m->spilled ? 0 : m->args_size, &mod->layout);
+    mod->texel = calloc((size_t)(m->nbindings ? m->nbindings : 1), sizeof(rt_texel));
+    if (mod->texel && !rt_spirv_texel_bindings(m->binary, m->size, mod->texel, (uint32_t)m->nbindings)) {
+        free(mod->texel);
+        mod->texel = NULL; /* storage buffers only */
+    }
+    kcrt_status s = get_layout(d, (uint32_t)m->nbindings, m->spilled ? 0 : m->args_size, mod->texel, &mod->layout);
     if (s == KCRT_OK)
         s = create_pipeline(d, m, mod);
     if (s != KCRT_OK) {
         rt_fail(d->ctx, s, "kernel '%s' variant '%s': %s", m->kernel, m->variant, d->ctx->err);
         free(slots);
+        free(mod->texel);
         free(mod);
         return s;
     }
@@ -430,6 +452,7 @@ static void module_free(void *dev, void *module)
             d->batches[i].bound = VK_NULL_HANDLE;
     d->vkDestroyPipeline(d->dev, mod->pipe, NULL);
     free(mod->slots);
+    free(mod->texel);
     free(mod);
 }
 

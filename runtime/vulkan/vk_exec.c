@@ -195,12 +195,14 @@ static kcrt_status new_pool(vk_dev *d, vk_batch *b)
     if (!grown)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     b->pools = grown;
-    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 .descriptorCount = POOL_DESCRIPTORS};
+    VkDescriptorPoolSize sizes[2] = {
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = POOL_DESCRIPTORS},
+        {.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = POOL_DESCRIPTORS},
+    };
     VkDescriptorPoolCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                      .maxSets = POOL_SETS,
-                                     .poolSizeCount = 1,
-                                     .pPoolSizes = &size};
+                                     .poolSizeCount = 2,
+                                     .pPoolSizes = sizes};
     kcrt_status s = vk_check(d, d->vkCreateDescriptorPool(d->dev, &ci, NULL, &b->pools[b->npools]),
                              "vkCreateDescriptorPool");
     if (s == KCRT_OK) {
@@ -287,19 +289,39 @@ static bool memo_hit(const vk_memo *e, const vk_module *m, const VkBuffer *bufs)
            memcmp(e->bufs, bufs, sizeof(VkBuffer) * m->nbuffers) == 0;
 }
 
+/* The view a texel binding reads (KC_TEXEL_READS), whose texels must
+ * cover the buffer: a view stops at the device's maxTexelBufferElements. */
+static kcrt_status texel_view(vk_dev *d, const vk_module *m, int param, vk_buf *vb, rt_texel t, VkBufferView *out)
+{
+    uint64_t texels = vb->bytes / rt_texel_bytes(t), limit = d->caps.limits.maxTexelBufferElements;
+    if (texels > limit)
+        return rt_fail(d->ctx, KCRT_ERROR_BAD_ARGUMENT,
+                       "%s reads parameter %d as texels, and its buffer holds %llu of them, more than the "
+                       "device's maxTexelBufferElements (%llu): use a variant without KC_TEXEL_READS",
+                       m->name, param, (unsigned long long)texels, (unsigned long long)limit);
+    return vk_texel_view(d, &vb->m, t, out);
+}
+
 static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l,
                                   VkDescriptorSet *set)
 {
     VkBuffer bufs[256];
     VkDescriptorBufferInfo info[257];
+    VkBufferView views[256];
     VkDeviceSize max_range = d->caps.limits.maxStorageBufferRange;
     for (int i = 0; i < m->nparams; i++)
         if (m->slots[i].is_binding) {
-            const vk_buf *vb = l->buffers[i];
+            vk_buf *vb = l->buffers[i];
             uint32_t k = m->slots[i].binding;
             bufs[k] = vb->m.buf;
             info[k] =
                 (VkDescriptorBufferInfo){vb->m.buf, 0, vb->m.size <= max_range ? VK_WHOLE_SIZE : max_range};
+            views[k] = VK_NULL_HANDLE;
+            if (m->texel && m->texel[k] != RT_TEXEL_NONE) {
+                kcrt_status s = texel_view(d, m, i, vb, m->texel[k], &views[k]);
+                if (s != KCRT_OK)
+                    return s;
+            }
         }
     bool cacheable = !m->spilled && m->nbuffers <= VK_MEMO_BINDINGS;
     vk_memo *e = cacheable ? memo_slot(b, m, bufs) : NULL;
@@ -323,13 +345,17 @@ static kcrt_status descriptor_set(vk_dev *d, vk_batch *b, const vk_module *m, co
         info[n++] = (VkDescriptorBufferInfo){chunk->buf, at, l->args_size};
     }
     VkWriteDescriptorSet w[257];
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        bool texel = i < m->nbuffers && m->texel && m->texel[i] != RT_TEXEL_NONE;
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstSet = *set,
                                       .dstBinding = i,
                                       .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .pBufferInfo = &info[i]};
+                                      .descriptorType = texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                              : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = texel ? NULL : &info[i],
+                                      .pTexelBufferView = texel ? &views[i] : NULL};
+    }
     d->vkUpdateDescriptorSets(d->dev, n, w, 0, NULL);
     if (e) {
         e->used = true;

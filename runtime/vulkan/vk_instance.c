@@ -523,7 +523,8 @@ static void describe_limits(kcrt_device_info *info, const VkPhysicalDeviceLimits
 
 /* KCRT_VULKAN_PRETEND (tests only, kcrt_internal.h): a device with less
  * than it has, "no-float16,no-int64,no-storage16,no-subgroups,
- * no-float-atomics,push=N", to test how variants it cannot run are refused. */
+ * no-float-atomics,push=N,texels=N", to test how variants it cannot run,
+ * and launches it cannot make, are refused. */
 static void pretend(kcrt_device_info *info, vk_caps *c)
 {
     const char *p = getenv("KCRT_VULKAN_PRETEND");
@@ -542,6 +543,9 @@ static void pretend(kcrt_device_info *info, vk_caps *c)
     const char *push = strstr(p, "push=");
     if (push && atoi(push + 5) > 0)
         c->limits.maxPushConstantsSize = (uint32_t)atoi(push + 5);
+    const char *texels = strstr(p, "texels=");
+    if (texels && atoi(texels + 7) > 0)
+        c->limits.maxTexelBufferElements = (uint32_t)atoi(texels + 7);
     (void)info;
 }
 

@@ -75,8 +75,38 @@ kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage
     return KCRT_OK;
 }
 
+static const VkFormat texel_formats[RT_TEXEL_KINDS] = {
+    [RT_TEXEL_R32F] = VK_FORMAT_R32_SFLOAT,         [RT_TEXEL_RGBA32F] = VK_FORMAT_R32G32B32A32_SFLOAT,
+    [RT_TEXEL_R32I] = VK_FORMAT_R32_SINT,           [RT_TEXEL_RGBA32I] = VK_FORMAT_R32G32B32A32_SINT,
+    [RT_TEXEL_R32UI] = VK_FORMAT_R32_UINT,          [RT_TEXEL_RGBA32UI] = VK_FORMAT_R32G32B32A32_UINT,
+};
+
+/* The view covers the whole memory, up to the device's texel limit (the
+ * launch checks that the buffer's own bytes fit: vk_exec.c). Every format
+ * here supports uniform texel buffers on every Vulkan device. */
+kcrt_status vk_texel_view(vk_dev *d, vk_mem *m, rt_texel t, VkBufferView *out)
+{
+    if (!m->views[t]) {
+        VkDeviceSize texel = rt_texel_bytes(t), limit = (VkDeviceSize)d->caps.limits.maxTexelBufferElements * texel;
+        VkDeviceSize range = m->size / texel * texel;
+        VkBufferViewCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+                                     .buffer = m->buf,
+                                     .format = texel_formats[t],
+                                     .offset = 0,
+                                     .range = range < limit ? range : limit};
+        kcrt_status s = vk_check(d, d->vkCreateBufferView(d->dev, &ci, NULL, &m->views[t]), "vkCreateBufferView");
+        if (s != KCRT_OK)
+            return s;
+    }
+    *out = m->views[t];
+    return KCRT_OK;
+}
+
 void vk_mem_free(vk_dev *d, vk_mem *m)
 {
+    for (int t = 0; t < RT_TEXEL_KINDS; t++)
+        if (m->views[t])
+            d->vkDestroyBufferView(d->dev, m->views[t], NULL);
     if (m->map)
         d->vkUnmapMemory(d->dev, m->mem);
     if (m->buf)
@@ -238,8 +268,8 @@ void vk_spares_free(vk_dev *d)
  * the spares are given back. */
 static kcrt_status fresh_memory(vk_dev *d, VkDeviceSize size, vk_mem *m)
 {
-    VkBufferUsageFlags usage =
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     kcrt_status s = vk_mem_create(d, size, usage, d->unified, m);
     if (s == KCRT_ERROR_OUT_OF_MEMORY && d->nspares) {
         vk_wait_serial(d, d->serial);

@@ -17,6 +17,7 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
+#include "../rt_binary.h"
 #include "../rt_private.h"
 
 /* X(name): entry points, by where they are looked up. */
@@ -43,6 +44,8 @@
     X(vkDeviceWaitIdle)                                                                                      \
     X(vkCreateBuffer)                                                                                        \
     X(vkDestroyBuffer)                                                                                       \
+    X(vkCreateBufferView)                                                                                    \
+    X(vkDestroyBufferView)                                                                                   \
     X(vkGetBufferMemoryRequirements)                                                                         \
     X(vkAllocateMemory)                                                                                      \
     X(vkFreeMemory)                                                                                          \
@@ -132,6 +135,7 @@ typedef struct vk_mem {
     VkDeviceMemory mem;
     void *map; /* host address when mapped, else NULL */
     VkDeviceSize size;
+    VkBufferView views[RT_TEXEL_KINDS]; /* texel views of buf, made on first use (KC_TEXEL_READS) */
 } vk_mem;
 
 /* A buffer of the API. Its memory may be larger than asked for (a size
@@ -154,6 +158,7 @@ typedef struct vk_spare {
 /* Descriptor set and pipeline layouts, shared by variants of one shape. */
 typedef struct vk_layout {
     uint32_t nbindings, push_size;
+    uint64_t texel[4]; /* bindings (of the first 256) that are uniform texel buffers */
     VkDescriptorSetLayout set;
     VkPipelineLayout pipe;
 } vk_layout;
@@ -164,6 +169,7 @@ typedef struct vk_module {
     int nparams;
     rt_slot *slots;    /* a copy of the variant's */
     uint32_t nbuffers; /* bindings of buffer parameters */
+    rt_texel *texel;   /* per binding: read as a uniform texel buffer (NULL: none is) */
     bool spilled;
     uint32_t args_size;
     char name[128]; /* kernel[variant], for messages */
@@ -242,6 +248,8 @@ int vk_memory_type(const vk_dev *d, uint32_t bits, VkMemoryPropertyFlags need, V
 
 /* vk_memory.c */
 kcrt_status vk_mem_create(vk_dev *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host, vk_mem *m);
+/* m's view as texels of kind t, made once and kept until m is freed. */
+kcrt_status vk_texel_view(vk_dev *d, vk_mem *m, rt_texel t, VkBufferView *out);
 void vk_mem_free(vk_dev *d, vk_mem *m);
 kcrt_status vk_buffer_create(void *dev, size_t bytes, void **buf);
 kcrt_status vk_buffer_wrap(void *dev, void *native, size_t bytes, void **buf);

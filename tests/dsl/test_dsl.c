@@ -95,6 +95,11 @@ static const refusal refusals[] = {
      "cannot have an initialiser"},
     {"dimension", K "void k(int *x) { x[0] = kc_global_id(3); }", "t.kc:2:38:", "must be 0, 1 or 2"},
     {"kernel returns value", K "int k(float *x) { return 1; }", "t.kc:2:5:", "must return void"},
+    {"texel reads on a helper", "KC_TEXEL_READS(1) static float h(float v) { return v; }\n" K "void k(float *x) { }",
+     "t.kc:1:1:", "KC_TEXEL_READS marks kernels"},
+    {"texel reads over a parameter",
+     "KC_KERNEL KC_TEXEL_READS(n > 4) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n, const float *x) { }",
+     "t.kc:1:26:", "KC_TEXEL_READS"},
     {"component", K "void k(float *x) {\n  float4 v;\n  v.q = 1.0f;\n}", "t.kc:4:3:", "no component 'q'"},
     {"defined twice", K "void k(float *x) { }\n" K "void k(float *y) { }", "t.kc:4:6:", "defined twice"},
     {"calling a kernel", K "void a(float *x) { }\n" K "void b(float *x) { a(x); }", "t.kc:4:20:",
@@ -266,6 +271,10 @@ static const char *const features[] = {
     "KC_KERNEL KC_MAY_ALIAS KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
     "void inplace(int n, float *a, float *b) { int i = kc_global_id(0); if (i < n) a[i] = twice(b[i]); }\n"
     "static float twice(float v) { return v + v; }\n",
+    /* KC_TEXEL_READS over a tunable (compiler/spirv/spirv.c) */
+    "KC_TUNE(TX, 1, 0, 1)\n"
+    "KC_KERNEL KC_TEXEL_READS(TX == 1) KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
+    "void texel(int n, const float4 *a, float4 *b) { int i = kc_global_id(0); if (i < n) b[i] = a[i]; }\n",
     /* 64-bit integers and unsigned spellings */
     K "void wide(long *a, ulong *b, unsigned int *c, unsigned long *d) {\n"
       "  a[0] = a[1] * 3000000000l; b[0] = 0xffffffffffull; c[0] = 0xffffffffu; d[0] = b[1] >> 3;\n"

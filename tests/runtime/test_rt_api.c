@@ -637,6 +637,40 @@ static void test_variants_needing_missing_features_are_refused(void **state)
     kcrt_close(c);
 }
 
+/* A texel view holds at most maxTexelBufferElements texels: a launch whose
+ * buffer holds more is refused, naming the variant and the parameter, and
+ * the context goes on (a launch that fits runs). */
+static void test_texel_reads_past_the_device_limit_are_refused(void **state)
+{
+    (void)state;
+    RT_NEED_VULKAN(); /* KCRT_VULKAN_PRETEND */
+    setenv("KCRT_VULKAN_PRETEND", "texels=500", 1);
+    kcrt_context *c;
+    kcrt_status s = kcrt_open(&c, NULL);
+    unsetenv("KCRT_VULKAN_PRETEND");
+    ASSERT_OK(s);
+    kcrt_bundle *b;
+    kcrt_kernel *k;
+    ASSERT_OK(kcrt_bundle_load(c, RT_BUNDLE, &b));
+    ASSERT_OK(kcrt_kernel_get_variant(b, "texels", "TX=1", &k));
+    kcrt_buffer *big, *small[7];
+    ASSERT_OK(kcrt_buffer_create(c, 16 * 1000, &big));
+    for (int i = 0; i < 7; i++)
+        ASSERT_OK(kcrt_buffer_create(c, 16 * 100, &small[i]));
+    kcrt_arg args[] = {KCRT_I32(100),      KCRT_BUF(big),      KCRT_BUF(small[1]), KCRT_BUF(small[2]),
+                       KCRT_BUF(small[3]), KCRT_BUF(small[4]), KCRT_BUF(small[5]), KCRT_BUF(small[6])};
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, args, 8));
+    ASSERT_CONTAINS(kcrt_error(c), "texels[TX=1] reads parameter 1 as texels, and its buffer holds 1000 of them, "
+                                   "more than the device's maxTexelBufferElements (500)");
+    args[1] = KCRT_BUF(small[0]);
+    ASSERT_OK(kcrt_launch(k, args, 8));
+    ASSERT_OK(kcrt_finish(c));
+    kcrt_buffer_free(big);
+    for (int i = 0; i < 7; i++)
+        kcrt_buffer_free(small[i]);
+    kcrt_close(c);
+}
+
 /* ---- devices ------------------------------------------------------------------------------------------- */
 
 static void test_devices_describe_themselves(void **state)
@@ -836,6 +870,7 @@ int main(void)
         cmocka_unit_test_teardown(test_debug_log_says_what_was_chosen, rt_teardown),
         cmocka_unit_test_teardown(test_record_shapes_appends_each_shape_once, rt_teardown),
         cmocka_unit_test_teardown(test_variants_needing_missing_features_are_refused, rt_teardown),
+        cmocka_unit_test_teardown(test_texel_reads_past_the_device_limit_are_refused, rt_teardown),
         cmocka_unit_test_teardown(test_devices_describe_themselves, rt_teardown),
         cmocka_unit_test_teardown(test_bundle_introspection, rt_teardown),
         cmocka_unit_test_teardown(test_eval_expressions, rt_teardown),

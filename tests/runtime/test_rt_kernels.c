@@ -295,6 +295,58 @@ static void test_half4_buffers(void **state)
     kcrt_buffer_free(bx), kcrt_buffer_free(bo);
 }
 
+/* One launch of texels (kernels/texels.kc) in variant TX=<tx> over n
+ * random elements, against C; the buffers are freed after it, so that
+ * the next launch reuses their memory (and its texel views) as spares. */
+static void run_texels(int tx, int n, uint64_t seed)
+{
+    rt_rng r = {seed};
+    float *x = malloc(16 * (size_t)n), *w = malloc(4 * (size_t)n);
+    int *k = malloc(4 * (size_t)n);
+    uint32_t *u = malloc(16 * (size_t)n), *m = malloc(4 * (size_t)n);
+    rt_fill_f32(x, 4 * (size_t)n, &r, -2, 2);
+    rt_fill_f32(w, (size_t)n, &r, -2, 2);
+    rt_fill_i32(k, (size_t)n, &r, -1000, 1000);
+    for (int i = 0; i < 4 * n; i++)
+        u[i] = (uint32_t)rt_next(&r);
+    for (int i = 0; i < n; i++)
+        m[i] = (uint32_t)rt_next(&r);
+    kcrt_buffer *bx = rt_buf_from(x, 16 * (size_t)n), *bw = rt_buf_from(w, 4 * (size_t)n),
+                *bk = rt_buf_from(k, 4 * (size_t)n), *bu = rt_buf_from(u, 16 * (size_t)n),
+                *bm = rt_buf_from(m, 4 * (size_t)n), *by = rt_buf(16 * (size_t)n), *bz = rt_buf(4 * (size_t)n);
+    rt_poison(by, RT_BEEF), rt_poison(bz, RT_BEEF);
+    kcrt_kernel *kernel;
+    ASSERT_OK(kcrt_kernel_get_variant(rt_bundle, "texels", tx ? "TX=1" : "TX=0", &kernel));
+    kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bx), KCRT_BUF(bw), KCRT_BUF(bk),
+                       KCRT_BUF(bu), KCRT_BUF(bm), KCRT_BUF(by), KCRT_BUF(bz)};
+    ASSERT_OK(kcrt_launch(kernel, args, 8));
+    float *y = rt_read(by);
+    int *z = rt_read(bz);
+    for (int i = 0; i < n; i++) {
+        float want[4] = {x[4 * i], x[4 * i + 1] * w[i] + (float)k[i], x[4 * i + 2], x[4 * i + 3]};
+        int wz = (int)((u[4 * i] ^ u[4 * i + 3]) + m[i]) - k[n - 1 - i];
+        if (memcmp(&y[4 * i], want, 16) != 0 || z[i] != wz)
+            fail_msg("TX=%d, n=%d: element %d: y (%g %g %g %g), z %d; want (%g %g %g %g), %d", tx, n, i, y[4 * i],
+                     y[4 * i + 1], y[4 * i + 2], y[4 * i + 3], z[i], want[0], want[1], want[2], want[3], wz);
+    }
+    free(x), free(w), free(k), free(u), free(m), free(y), free(z);
+    kcrt_buffer *all[] = {bx, bw, bk, bu, bm, by, bz};
+    for (int i = 0; i < 7; i++)
+        kcrt_buffer_free(all[i]);
+}
+
+/* Texel reads give the storage buffers' bits (both variants against the
+ * same C), at sizes that reuse freed memory with its views and at one
+ * past the sizes a view was first made for. */
+static void test_texel_reads(void **state)
+{
+    (void)state;
+    const int sizes[] = {1, 63, 300, 4097, 300, 20000};
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(*sizes); s++)
+        for (int tx = 0; tx <= 1; tx++)
+            run_texels(tx, sizes[s], 40 + s);
+}
+
 static void test_int_vector_buffers(void **state)
 {
     (void)state;
@@ -918,6 +970,7 @@ int main(void)
         cmocka_unit_test_teardown(test_half_buffers_and_scalar, rt_teardown),
         cmocka_unit_test_teardown(test_half4_buffers, rt_teardown),
         cmocka_unit_test_teardown(test_int_vector_buffers, rt_teardown),
+        cmocka_unit_test_teardown(test_texel_reads, rt_teardown),
         cmocka_unit_test_teardown(test_bool_buffers_and_scalar, rt_teardown),
         cmocka_unit_test_teardown(test_atomics_every_variant, rt_teardown),
         cmocka_unit_test_teardown(test_float_atomics_in_shared_memory, rt_teardown),

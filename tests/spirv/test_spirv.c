@@ -181,7 +181,9 @@ typedef struct compiled {
     char *text;
 } compiled;
 
-static void compile_file(compiled *out, const char *rel, int minor)
+/* The kernel of rel in its default variant, with tunable (when not NULL)
+ * set to value. */
+static void compile_variant(compiled *out, const char *rel, int minor, const char *tunable, int64_t value)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", KC_SOURCE_DIR, rel);
@@ -193,10 +195,18 @@ static void compile_file(compiled *out, const char *rel, int minor)
         if (((const kc_func *)p->funcs.items[i])->is_kernel)
             k = p->funcs.items[i];
     kc_ir_binding b = kc_ir_default_binding(&out->c.arena, p, k);
+    for (int i = 0; tunable && i < b.n; i++)
+        if (strcmp(b.names[i], tunable) == 0)
+            b.values[i] = value;
     assert_true(emit(&out->c, p, k, &b, minor, &out->m));
     char err[256];
     out->text = kc_spv_disassemble(out->m.words, out->m.nwords, err, sizeof(err));
     assert_non_null(out->text);
+}
+
+static void compile_file(compiled *out, const char *rel, int minor)
+{
+    compile_variant(out, rel, minor, NULL, 0);
 }
 
 static void free_compiled(compiled *c)
@@ -320,6 +330,44 @@ static void vector_buffers_use_wide_views(void **state)
     free_compiled(&c);
 }
 
+/* KC_TEXEL_READS: the eligible const buffers become UniformConstant
+ * sampled images of dimension Buffer, one image type per format, read
+ * with OpImageFetch, and libkcrt finds their bindings and formats in the
+ * module (runtime/binary.c). Where the condition is 0 the module has no
+ * image at all. */
+static void texel_reads_fetch_const_buffers(void **state)
+{
+    (void)state;
+    for (int minor = 3; minor <= 5; minor += 2) {
+        compiled c;
+        compile_file(&c, "tests/spirv/kernels/texel_reads.kc", minor);
+        ASSERT_CONTAINS(c.text, "OpCapability SampledBuffer");
+        assert_int_equal(3, count(c.text, "= OpTypeImage ")); /* Rgba32f (x, u), R32f (w), R32i (k) */
+        assert_int_equal(1, count(c.text, "OpTypeImage %float Buffer 0 0 0 1 Rgba32f"));
+        assert_int_equal(1, count(c.text, "OpTypeImage %float Buffer 0 0 0 1 R32f"));
+        assert_int_equal(1, count(c.text, "OpTypeImage %int Buffer 0 0 0 1 R32i"));
+        assert_int_equal(4, count(c.text, "= OpImageFetch ")); /* x, u, w, k */
+        assert_int_equal(4, count(c.text, "= OpVariable %_ptr_UniformConstant"));
+        ASSERT_CONTAINS(c.text, "OpDecorate %p Binding 4"); /* float2: a storage buffer still */
+        ASSERT_CONTAINS(c.text, "OpDecorate %h Binding 5");
+        ASSERT_CONTAINS(c.text, "OpDecorate %y Binding 6");
+        rt_texel t[8];
+        assert_true(rt_spirv_texel_bindings(c.m.words, c.m.nwords * 4, t, 7));
+        const rt_texel want[7] = {RT_TEXEL_RGBA32F, RT_TEXEL_R32F, RT_TEXEL_R32I, RT_TEXEL_RGBA32F,
+                                  RT_TEXEL_NONE,    RT_TEXEL_NONE, RT_TEXEL_NONE};
+        for (int b = 0; b < 7; b++)
+            assert_int_equal(want[b], t[b]);
+        free_compiled(&c);
+    }
+    compiled c;
+    compile_variant(&c, "tests/spirv/kernels/texel_reads.kc", 3, "TX", 0);
+    assert_int_equal(0, count(c.text, "OpTypeImage"));
+    assert_int_equal(0, count(c.text, "SampledBuffer"));
+    rt_texel t[7];
+    assert_false(rt_spirv_texel_bindings(c.m.words, c.m.nwords * 4, t, 7));
+    free_compiled(&c);
+}
+
 /* Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA
  * returns other values): a signed % is a - (a / b) * b through OpSDiv. */
 static void signed_remainder_avoids_opsrem(void **state)
@@ -406,6 +454,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(library_arithmetic_is_exact),
         cmocka_unit_test(no_contract_marks_its_arithmetic),
         cmocka_unit_test(vector_buffers_use_wide_views),
+        cmocka_unit_test(texel_reads_fetch_const_buffers),
         cmocka_unit_test(signed_remainder_avoids_opsrem),
         cmocka_unit_test(scalars_spill_past_the_limit),
         cmocka_unit_test(interface_lists_follow_the_version),

@@ -387,8 +387,9 @@ size_t kcrt_buffer_size(const kcrt_buffer *buf);
  * pointer (hipDeviceptr_t, CUdeviceptr) of this context's device; on
  * Vulkan it points to a kcrt_vulkan_buffer whose VkBuffer was made on this
  * context's VkDevice (kcrt_vulkan_device) with storage-buffer and
- * transfer-source/destination usage, bound to memory, at least `bytes`
- * long. The buffer is used as any other (write, read, launch);
+ * transfer-source/destination usage (and uniform-texel-buffer usage where
+ * a variant built with KC_TEXEL_READS may read it), bound to memory, at
+ * least `bytes` long. The buffer is used as any other (write, read, launch);
  * kcrt_buffer_free forgets it and frees nothing of the host's. The memory
  * must outlive the buffer and every launch queued with it (kcrt_finish).
  * libkcrt cannot check that a pointer or handle is valid: a wrong one is
