@@ -1740,8 +1740,8 @@ static void test_softmax(void **state)
     const char *v[KD_SAMPLE];
     int nv = kd_sample_variants("softmax", v, KD_SAMPLE, &r);
     /* the held rows that the cases below fill exactly (32 and 256 floats) */
-    kd_force_variant("softmax", v, nv, 1, "WG=32,R=1,SG=2,V=8");
-    kd_force_variant("softmax", v, nv, 2, "WG=64,R=1,SG=2,V=64");
+    kd_force_variant("softmax", v, nv, 1, "WG=32,R=1,SG=2,V=8,TX=1");
+    kd_force_variant("softmax", v, nv, 2, "WG=64,R=1,SG=2,V=64,TX=0");
     kd_begin();
     /* a single element (y = 1); rows no multiple of R = 8 and shorter
      * than a row's threads; a HuBERT-like row of 140; rows longer than
