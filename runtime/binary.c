@@ -245,17 +245,24 @@ enum {
     DIM_BUFFER = 5,
     DECORATION_BINDING = 33,
     STORAGE_UNIFORM_CONSTANT = 0,
+    /* image formats (SPIR-V §3.11) that compiler/spirv/spirv.c declares */
+    FORMAT_RGBA32F = 1,
+    FORMAT_R32F = 3,
+    FORMAT_RGBA32I = 21,
+    FORMAT_R32I = 24,
+    FORMAT_RGBA32UI = 30,
+    FORMAT_R32UI = 33,
 };
 
 static rt_texel texel_of_format(uint32_t spv_format)
 {
     switch (spv_format) {
-    case 1: return RT_TEXEL_RGBA32F;
-    case 3: return RT_TEXEL_R32F;
-    case 21: return RT_TEXEL_RGBA32I;
-    case 24: return RT_TEXEL_R32I;
-    case 30: return RT_TEXEL_RGBA32UI;
-    case 33: return RT_TEXEL_R32UI;
+    case FORMAT_RGBA32F: return RT_TEXEL_RGBA32F;
+    case FORMAT_R32F: return RT_TEXEL_R32F;
+    case FORMAT_RGBA32I: return RT_TEXEL_RGBA32I;
+    case FORMAT_R32I: return RT_TEXEL_R32I;
+    case FORMAT_RGBA32UI: return RT_TEXEL_RGBA32UI;
+    case FORMAT_R32UI: return RT_TEXEL_R32UI;
     default: return RT_TEXEL_NONE;
     }
 }

@@ -34,8 +34,9 @@
  * run at another speed, since peaks measured by the old code would put
  * every kernel's fraction off (an entry without one is revision 1).
  * 2: the SPIR-V backend's wide views (2026-12-05): lavapipe's float4 copy
- * 9.8 -> 12.6 GB/s. */
-#define PEAKS_REVISION 2
+ * 9.8 -> 12.6 GB/s. 3: the copy's texel reads, TX (2026-12-05).
+ */
+#define PEAKS_REVISION 3
 
 /* Datasheet figures: a part of the device name, GB/s, FP32 GFLOP/s. More
  * specific names first. */
