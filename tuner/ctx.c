@@ -47,6 +47,7 @@ struct kc_tune_ctx {
     bool **coarse_values;
     int coarse_state;
     bool coarse;
+    bool start_chosen; /* kc_tune_start_point gave the start or a seed */
 };
 
 /* ---- PRNG: xoshiro256** (Blackman & Vigna), seeded with splitmix64 ---- */
@@ -503,6 +504,7 @@ bool kc_tune_random_point(kc_tune_ctx *c, int *point)
 bool kc_tune_start_point(kc_tune_ctx *c, int *point)
 {
     const kc_tune_space *s = c->space;
+    c->start_chosen = true;
     if (s->nseeds > 0 && s->seeds && c->best) {
         memcpy(point, c->best, sizeof(int) * (size_t)s->ndims);
         return true;
@@ -511,7 +513,13 @@ bool kc_tune_start_point(kc_tune_ctx *c, int *point)
         memcpy(point, s->start, sizeof(int) * (size_t)s->ndims);
         return true;
     }
+    c->start_chosen = false;
     return kc_tune_random_point(c, point);
+}
+
+bool kc_tune_start_chosen(const kc_tune_ctx *c)
+{
+    return c->start_chosen;
 }
 
 int kc_tune_max_neighbours(const kc_tune_ctx *c)
@@ -596,5 +604,57 @@ int kc_tune_pair_neighbours(kc_tune_ctx *c, const int *point, int *out)
         }
     }
     shuffle_points(c, out, n);
+    return n;
+}
+
+/* How far q is from p: the tunables changed first, then the value steps
+ * summed over them (a tile of 32 is nearer 64 than 128 is). */
+static long distance(int nd, const int *p, const int *q)
+{
+    long changed = 0, steps = 0;
+    for (int d = 0; d < nd; d++) {
+        changed += p[d] != q[d];
+        steps += p[d] > q[d] ? p[d] - q[d] : q[d] - p[d];
+    }
+    return changed * 1000000 + steps;
+}
+
+/* The valid point nearest from with value v in dimension d, written to
+ * out (ties broken at random; q is scratch); false when none is left to measure. */
+static bool nearest_with(kc_tune_ctx *c, const int *from, int d, int v, int *q, int *out)
+{
+    int nd = c->space->ndims;
+    long best = -1, ties = 0;
+    for (long i = 0; i < c->nvalid; i++) {
+        decode(c->space, c->valid[i], q);
+        if (q[d] != v || !on_lattice(c, q) || kc_tune_measured(c, q))
+            continue;
+        long dist = distance(nd, from, q);
+        if (best >= 0 && dist > best)
+            continue;
+        ties = best == dist ? ties + 1 : 1;
+        best = dist;
+        if (kc_tune_rand_below(c, (int)ties) == 0)
+            memcpy(out, q, sizeof(int) * (size_t)nd);
+    }
+    return best >= 0;
+}
+
+int kc_tune_switch_probes(kc_tune_ctx *c, const int *from, int *out)
+{
+    const kc_tune_space *s = c->space;
+    int nd = s->ndims, n = 0;
+    if (!enumerate(c))
+        return 0;
+    int *scratch = kc_tune_alloc_points(c, 1);
+    for (int d = 0; d < nd; d++) {
+        if (s->nvalues[d] != 2)
+            continue;
+        bool covered = false; /* the other value, by an earlier probe */
+        for (int i = 0; i < n && !covered; i++)
+            covered = out[i * nd + d] != from[d];
+        if (!covered && nearest_with(c, from, d, 1 - from[d], scratch, out + n * nd))
+            n++;
+    }
     return n;
 }

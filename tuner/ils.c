@@ -23,6 +23,25 @@
  *      descend from a fresh random unmeasured point, so that a run is
  *      not stuck in one region for good.
  *
+ * Designs, by probes. A kernel often holds two designs behind a switch
+ * (a tunable of two values: shared-memory tiles or not, texel reads or
+ * not), and its constraints tie other tunables to each: conv1d's direct
+ * design (VEC = 1) wants SMEM = 0, and SMEM = 0 wants BK = 8. A descent
+ * cannot cross from one design to the other when every point between is
+ * slow or invalid, and on lavapipe a tune of a dozen evaluations per
+ * shape never left the shared-tile design although the direct one ran
+ * twice as fast (docs/rvc.md). So ils measures, for each switch value not
+ * yet seen, the valid point nearest its start that has it
+ * (kc_tune_switch_probes: the fewest tunables changed, so the sizes stay
+ * the start's), and descends from the fastest. When the start was chosen
+ * (the kernel's default, a transfer winner) the probes come first, since
+ * its sizes are good ones and a small budget may not outlast one descent;
+ * from a random start (a replay) they come after the first descent, from
+ * the local optimum it reached: probes around a random point are random
+ * points. The probes cost one evaluation per switch at most (three on
+ * conv1d, two or three on the replay spaces), fewer where one probe
+ * flips several.
+ *
  * Round values first. Where a tunable mixes round values (0 and powers of
  * two) with others (block sizes 16, 32, 48, ... 256; tiles 1 to 4), the
  * search starts on the coarse lattice of the round ones (kc_tune_set_coarse)
@@ -127,6 +146,22 @@ static void kick(ils *s, int *p)
     }
 }
 
+/* Measures the switch probes around p (kc_tune_switch_probes) and moves p
+ * to the fastest of them and itself; returns its time. */
+static double probe_switches(ils *s, int *p, double t)
+{
+    int n = kc_tune_switch_probes(s->ctx, p, s->nbrs);
+    int fastest = -1;
+    for (int i = 0; i < n && !kc_tune_done(s->ctx); i++) {
+        double u = kc_tune_eval(s->ctx, s->nbrs + i * s->nd);
+        if (u < t)
+            t = u, fastest = i;
+    }
+    if (fastest >= 0)
+        copy(s, p, s->nbrs + fastest * s->nd);
+    return t;
+}
+
 /* Leaves the coarse lattice: descends from the best point in the whole
  * space, where the values between the round ones are now neighbours. */
 static double refine(ils *s, int *p, int *best, double tbest)
@@ -148,7 +183,13 @@ void kc_tune_ils(kc_tune_ctx *ctx)
     if (!kc_tune_start_point(ctx, p))
         return;
     bool coarse = kc_tune_set_coarse(ctx, true);
-    double tbest = descend(&s, p, kc_tune_eval(ctx, p));
+    bool chosen = kc_tune_start_chosen(ctx);
+    double tbest = kc_tune_eval(ctx, p);
+    if (chosen)
+        tbest = probe_switches(&s, p, tbest);
+    tbest = descend(&s, p, tbest);
+    if (!chosen)
+        tbest = descend(&s, p, probe_switches(&s, p, tbest));
     copy(&s, best, p);
     int fails = 0;
     while (!kc_tune_done(ctx)) {

@@ -158,6 +158,9 @@ bool kc_tune_random_point(kc_tune_ctx *ctx, int *point);
  * When the space has seeds (transfer), the fastest point measured so far
  * (kc_tune_run measured the start point and the seeds first). */
 bool kc_tune_start_point(kc_tune_ctx *ctx, int *point);
+/* Whether kc_tune_start_point's last point was the space's start or a
+ * seed's winner (a point someone chose) rather than a random one. */
+bool kc_tune_start_chosen(const kc_tune_ctx *ctx);
 /* The valid points at Hamming distance 1 from point (one dimension
  * changed), in random order, written ndims ints each to out (room for
  * sum(nvalues - 1) points). Returns how many. */
@@ -169,6 +172,15 @@ int kc_tune_max_neighbours(const kc_tune_ctx *ctx);
  * kc_tune_max_pair_neighbours points). Returns how many. */
 int kc_tune_pair_neighbours(kc_tune_ctx *ctx, const int *point, int *out);
 int kc_tune_max_pair_neighbours(const kc_tune_ctx *ctx);
+/* The designs a local search cannot walk between. For each switch (a
+ * tunable of two values) whose other value neither from nor an earlier
+ * probe has, the valid unmeasured point nearest from that has it: fewest
+ * tunables changed, then fewest value steps, ties at random. Where the
+ * switch alone cannot flip (SMEM=0 also wants BK=8), the probe changes
+ * what the constraints force and nothing else. Written ndims ints each to
+ * out (room for ndims points); returns how many, 0 when the space is too
+ * large to enumerate. Stays on the coarse lattice while it is on. */
+int kc_tune_switch_probes(kc_tune_ctx *ctx, const int *from, int *out);
 /* The coarse lattice: in a dimension of integer values that mixes round
  * ones (0 and powers of two, at least two of them) with others (48, 3),
  * only the round ones. While it is on, kc_tune_neighbours,

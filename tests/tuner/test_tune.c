@@ -417,6 +417,66 @@ static void ils_leaves_a_local_optimum_by_a_pair_move(void **state)
     free(s);
 }
 
+/* Two designs no local search walks between, as in conv1d: the shared-
+ * memory one (c = 1) and a direct one (d = 1) that wants c = 0, and c = 0
+ * only with b = 1. From the start (a shared-memory point) the direct design
+ * is three changes away and the points between are slow, so a descent
+ * never leaves; the switch probes go straight to the nearest point of
+ * each design. */
+static synth *two_designs(void)
+{
+    synth *s = synth_new(4, (int[]){8, 4, 2, 2});
+    int p[4];
+    for (long i = 0; i < s->product; i++) {
+        decode(s, i, p);
+        bool valid = (p[3] == 0 || p[2] == 0) && (p[2] == 1 || p[1] == 1);
+        double shared = 10 + abs(p[0] - 5) + abs(p[1] - 2), direct = 2 + 0.1 * abs(p[0] - 3);
+        s->time[i] = !valid ? NAN : p[3] ? direct : p[2] ? shared : 50;
+    }
+    return s;
+}
+
+static void switch_probes_reach_each_design_by_the_fewest_changes(void **state)
+{
+    (void)state;
+    synth *s = two_designs();
+    int start[4] = {6, 3, 1, 0};
+    kc_tune_options o = {"ils", 10, 0, 1};
+    char err[256];
+    kc_tune_ctx *c = kc_tune_new(&s->space, synth_measure, s, &o, err, sizeof(err));
+    assert_non_null(c);
+    int out[4 * 4];
+    assert_int_equal(kc_tune_switch_probes(c, start, out), 2);
+    assert_memory_equal(out, ((int[]){6, 1, 0, 0}), sizeof(start)); /* c = 0 forces b = 1 */
+    assert_memory_equal(out + 4, ((int[]){6, 1, 0, 1}), sizeof(start)); /* d = 1 forces c = 0 too */
+    int direct[4] = {6, 1, 0, 1}; /* already in the direct design: only the shared one to probe */
+    assert_int_equal(kc_tune_switch_probes(c, direct, out), 1);
+    assert_int_equal(out[2], 1);
+    assert_int_equal(out[3], 0);
+    kc_tune_free(c);
+    free(s);
+}
+
+static void ils_probes_the_other_designs_from_a_chosen_start(void **state)
+{
+    (void)state;
+    synth *s = two_designs();
+    int start[4] = {6, 3, 1, 0};
+    s->space.start = start;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        kc_tune_ctx *c = run(s, "ils", 3, seed); /* the start and two probes */
+        double t;
+        const int *best = kc_tune_best(c, &t);
+        assert_non_null(best);
+        assert_int_equal(best[3], 1);
+        kc_tune_free(c);
+        c = run(s, "ils", 12, seed);
+        assert_true(kc_tune_best(c, &t) && t == 2.0); /* and a descent in the direct design */
+        kc_tune_free(c);
+    }
+    free(s);
+}
+
 /* ---- every strategy ------------------------------------------------------ */
 
 static void every_strategy_is_reproducible_and_measures_only_valid_points(void **state)
@@ -668,6 +728,8 @@ int main(void)
         cmocka_unit_test(the_coarse_lattice_keeps_round_values),
         cmocka_unit_test(ils_leaves_a_local_optimum_by_a_pair_move),
         cmocka_unit_test(ils_refines_between_round_values),
+        cmocka_unit_test(switch_probes_reach_each_design_by_the_fewest_changes),
+        cmocka_unit_test(ils_probes_the_other_designs_from_a_chosen_start),
         cmocka_unit_test(every_strategy_is_reproducible_and_measures_only_valid_points),
         cmocka_unit_test(exhaustive_finds_the_true_optimum),
         cmocka_unit_test(every_strategy_stops_when_the_space_is_measured),
