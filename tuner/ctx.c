@@ -646,15 +646,28 @@ int kc_tune_switch_probes(kc_tune_ctx *c, const int *from, int *out)
     int nd = s->ndims, n = 0;
     if (!enumerate(c))
         return 0;
-    int *scratch = kc_tune_alloc_points(c, 1);
-    for (int d = 0; d < nd; d++) {
-        if (s->nvalues[d] != 2)
-            continue;
-        bool covered = false; /* the other value, by an earlier probe */
-        for (int i = 0; i < n && !covered; i++)
-            covered = out[i * nd + d] != from[d];
-        if (!covered && nearest_with(c, from, d, 1 - from[d], scratch, out + n * nd))
-            n++;
+    /* Each switch's candidate, then the farthest first: a probe that
+     * changes more tunables flips more switches (conv1d's VEC = 1 probe
+     * also turns SMEM off), and a switch it flips needs no probe of its
+     * own. */
+    int *cand = kc_tune_alloc_points(c, nd + 1), *scratch = cand + nd * nd;
+    long *dist = kc_tune_alloc(c, sizeof(long) * (size_t)nd);
+    for (int d = 0; d < nd; d++)
+        dist[d] = s->nvalues[d] == 2 && nearest_with(c, from, d, 1 - from[d], scratch, cand + d * nd)
+                      ? distance(nd, from, cand + d * nd)
+                      : -1;
+    for (;;) {
+        int far = -1;
+        for (int d = 0; d < nd; d++) {
+            bool covered = false; /* the other value, by a probe already taken */
+            for (int i = 0; i < n && !covered; i++)
+                covered = out[i * nd + d] != from[d];
+            if (dist[d] >= 0 && !covered && (far < 0 || dist[d] > dist[far]))
+                far = d;
+        }
+        if (far < 0)
+            return n;
+        memcpy(out + n++ * nd, cand + far * nd, sizeof(int) * (size_t)nd);
+        dist[far] = -1;
     }
-    return n;
 }

@@ -84,6 +84,7 @@
  */
 #include "kc_tune.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { PATIENCE = 5, KICK_MIN = 2, KICK_MAX = 3 };
@@ -95,6 +96,9 @@ typedef struct ils {
     int *nbrs;  /* room for every neighbour of one point */
     int *pairs; /* room for every pair move from one point */
     int pair_tries; /* unmeasured pair moves a round may try */
+    int *probes;    /* the switch probes not descended from yet */
+    double *probe_times;
+    int nprobes;
 } ils;
 
 static void copy(const ils *s, int *dst, const int *src)
@@ -150,16 +154,36 @@ static void kick(ils *s, int *p)
  * to the fastest of them and itself; returns its time. */
 static double probe_switches(ils *s, int *p, double t)
 {
-    int n = kc_tune_switch_probes(s->ctx, p, s->nbrs);
+    int n = kc_tune_switch_probes(s->ctx, p, s->probes);
     int fastest = -1;
     for (int i = 0; i < n && !kc_tune_done(s->ctx); i++) {
-        double u = kc_tune_eval(s->ctx, s->nbrs + i * s->nd);
+        double u = s->probe_times[i] = kc_tune_eval(s->ctx, s->probes + i * s->nd);
         if (u < t)
             t = u, fastest = i;
+        s->nprobes = i + 1;
     }
-    if (fastest >= 0)
-        copy(s, p, s->nbrs + fastest * s->nd);
+    if (fastest >= 0) {
+        copy(s, p, s->probes + fastest * s->nd);
+        s->probe_times[fastest] = INFINITY; /* descended from now */
+    }
     return t;
+}
+
+/* The restarts go to the probes first, fastest first: a design a probe
+ * reached at the start's sizes may win at others, and a descent inside
+ * it is the way to find them (conv1d's direct design wants taller tiles
+ * than the shared-memory one). False when none is left that ran. */
+static bool next_probe(ils *s, int *p)
+{
+    int fastest = -1;
+    for (int i = 0; i < s->nprobes; i++)
+        if (isfinite(s->probe_times[i]) && (fastest < 0 || s->probe_times[i] < s->probe_times[fastest]))
+            fastest = i;
+    if (fastest < 0)
+        return false;
+    copy(s, p, s->probes + fastest * s->nd);
+    s->probe_times[fastest] = INFINITY;
+    return true;
 }
 
 /* Leaves the coarse lattice: descends from the best point in the whole
@@ -179,6 +203,8 @@ void kc_tune_ils(kc_tune_ctx *ctx)
     ils s = {ctx, kc_tune_space_of(ctx)->ndims, NULL, NULL, kc_tune_max_neighbours(ctx)};
     s.nbrs = kc_tune_alloc_points(ctx, kc_tune_max_neighbours(ctx) + 1);
     s.pairs = kc_tune_alloc_points(ctx, kc_tune_max_pair_neighbours(ctx) + 1);
+    s.probes = kc_tune_alloc_points(ctx, s.nd);
+    s.probe_times = kc_tune_alloc(ctx, sizeof(double) * (size_t)s.nd);
     int *p = kc_tune_alloc_points(ctx, 1), *best = kc_tune_alloc_points(ctx, 1);
     if (!kc_tune_start_point(ctx, p))
         return;
@@ -201,7 +227,7 @@ void kc_tune_ils(kc_tune_ctx *ctx)
         if (fails < PATIENCE) {
             copy(&s, p, best);
             kick(&s, p);
-        } else if (kc_tune_random_point(ctx, p)) {
+        } else if (next_probe(&s, p) || kc_tune_random_point(ctx, p)) {
             fails = 0;
         } else {
             return; /* every valid point is measured */

@@ -446,10 +446,11 @@ static void switch_probes_reach_each_design_by_the_fewest_changes(void **state)
     kc_tune_ctx *c = kc_tune_new(&s->space, synth_measure, s, &o, err, sizeof(err));
     assert_non_null(c);
     int out[4 * 4];
-    assert_int_equal(kc_tune_switch_probes(c, start, out), 2);
-    assert_memory_equal(out, ((int[]){6, 1, 0, 0}), sizeof(start)); /* c = 0 forces b = 1 */
-    assert_memory_equal(out + 4, ((int[]){6, 1, 0, 1}), sizeof(start)); /* d = 1 forces c = 0 too */
-    int direct[4] = {6, 1, 0, 1}; /* already in the direct design: only the shared one to probe */
+    /* d = 1 forces c = 0, and c = 0 forces b = 1: one probe flips both
+     * switches, so c needs none of its own. */
+    assert_int_equal(kc_tune_switch_probes(c, start, out), 1);
+    assert_memory_equal(out, ((int[]){6, 1, 0, 1}), sizeof(start));
+    int direct[4] = {6, 1, 0, 1}; /* from the direct design, c = 1 wants d = 0 */
     assert_int_equal(kc_tune_switch_probes(c, direct, out), 1);
     assert_int_equal(out[2], 1);
     assert_int_equal(out[3], 0);
@@ -464,7 +465,7 @@ static void ils_probes_the_other_designs_from_a_chosen_start(void **state)
     int start[4] = {6, 3, 1, 0};
     s->space.start = start;
     for (uint64_t seed = 1; seed <= 20; seed++) {
-        kc_tune_ctx *c = run(s, "ils", 3, seed); /* the start and two probes */
+        kc_tune_ctx *c = run(s, "ils", 2, seed); /* the start and one probe */
         double t;
         const int *best = kc_tune_best(c, &t);
         assert_non_null(best);
@@ -472,6 +473,33 @@ static void ils_probes_the_other_designs_from_a_chosen_start(void **state)
         kc_tune_free(c);
         c = run(s, "ils", 12, seed);
         assert_true(kc_tune_best(c, &t) && t == 2.0); /* and a descent in the direct design */
+        kc_tune_free(c);
+    }
+    free(s);
+}
+
+/* The same two designs, but the direct one loses at the start's sizes
+ * and wins far from them (a = 0), and it is 3% of the space: its probe is
+ * slower than the start, the descents and kicks stay in the shared
+ * design, and the first restart goes to the probe instead of a random
+ * point. */
+static void ils_restarts_from_a_losing_probe(void **state)
+{
+    (void)state;
+    synth *s = synth_new(4, (int[]){16, 32, 2, 2});
+    int p[4];
+    for (long i = 0; i < s->product; i++) {
+        decode(s, i, p);
+        bool valid = (p[3] == 0 || p[2] == 0) && (p[2] == 1 || p[1] == 1);
+        double shared = 10 + 0.5 * abs(p[0] - 10) + 0.25 * abs(p[1] - 2), direct = 2 + 2 * p[0];
+        s->time[i] = !valid ? NAN : p[3] ? direct : p[2] ? shared : 50;
+    }
+    int start[4] = {8, 16, 1, 0}; /* 14.5 against the probe's 18 */
+    s->space.start = start;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        kc_tune_ctx *c = run(s, "ils", 250, seed); /* random restarts instead: 1 seed in 20 */
+        double t;
+        assert_true(kc_tune_best(c, &t) && t == 2.0);
         kc_tune_free(c);
     }
     free(s);
@@ -730,6 +758,7 @@ int main(void)
         cmocka_unit_test(ils_refines_between_round_values),
         cmocka_unit_test(switch_probes_reach_each_design_by_the_fewest_changes),
         cmocka_unit_test(ils_probes_the_other_designs_from_a_chosen_start),
+        cmocka_unit_test(ils_restarts_from_a_losing_probe),
         cmocka_unit_test(every_strategy_is_reproducible_and_measures_only_valid_points),
         cmocka_unit_test(exhaustive_finds_the_true_optimum),
         cmocka_unit_test(every_strategy_stops_when_the_space_is_measured),
