@@ -38,9 +38,13 @@
  * its sizes are good ones and a small budget may not outlast one descent;
  * from a random start (a replay) they come after the first descent, from
  * the local optimum it reached: probes around a random point are random
- * points. The probes cost one evaluation per switch at most (three on
- * conv1d, two or three on the replay spaces), fewer where one probe
- * flips several.
+ * points. The probes cost one evaluation per switch at most (two or
+ * three on the replay spaces), fewer where one probe flips several:
+ * conv1d's VEC = 1 probe turns SMEM off too, so it stands for both. A
+ * probe that loses at the start's sizes may still lead to the best
+ * design (conv1d's direct one wants taller tiles), so the restarts go to
+ * the probes not yet descended from, fastest first, before random
+ * points.
  *
  * Round values first. Where a tunable mixes round values (0 and powers of
  * two) with others (block sizes 16, 32, 48, ... 256; tiles 1 to 4), the
