@@ -21,7 +21,11 @@ step() { printf '\n== [%ds] %s\n' "$SECONDS" "$*"; }
 # after-timeout:2; a failure is never repeated): a sanitizer run of
 # test_kernels_device/test_attention_f16 hung once in CI (2026-12-03), before
 # its first launch finished, and passed in 34 s when run again; it did not
-# hang in 15 runs by hand. A minute before the timeout the test prints
+# hang in 15 runs by hand. It happened again on 2026-12-05 (night): a
+# sanitizer run of test_kernels_device/test_real_shapes sat 900 s in
+# vkWaitForFences on attention_f16's first variant (WG=128,BKV=16), and
+# passed in 391 s when run again; the second run costs up to 15 minutes
+# of CI's 90. A minute before the timeout the test prints
 # where it is and every thread's stack (KC_TEST_WATCHDOG, tests/kc_test.h),
 # so a hang is in the log even when the second run passes.
 ctest_args=(--output-on-failure -j "$jobs" --repeat after-timeout:2)
