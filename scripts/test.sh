@@ -18,17 +18,27 @@ bash scripts/setup.sh
 step() { printf '\n== [%ds] %s\n' "$SECONDS" "$*"; }
 
 # A test that runs into its ctest timeout runs once more (--repeat
-# after-timeout:2; a failure is never repeated): a sanitizer run of
-# test_kernels_device/test_attention_f16 hung once in CI (2026-12-03), before
-# its first launch finished, and passed in 34 s when run again; it did not
-# hang in 15 runs by hand. It happened again on 2026-12-05 (night): a
-# sanitizer run of test_kernels_device/test_real_shapes sat 900 s in
-# vkWaitForFences on attention_f16's first variant (WG=128,BKV=16), and
-# passed in 391 s when run again; the second run costs up to 15 minutes
-# of CI's 90. A minute before the timeout the test prints
-# where it is and every thread's stack (KC_TEST_WATCHDOG, tests/kc_test.h),
-# so a hang is in the log even when the second run passes.
+# after-timeout:2; a failure is never repeated). Twice a sanitizer run of
+# test_kernels_device sat in vkWaitForFences until its timeout (2026-12-03
+# test_attention_f16; 2026-12-05 test_real_shapes, on attention_f16's
+# WG=128,BKV=16) and passed when run again. It was not a hang: the
+# watchdog's stacks (KC_TEST_WATCHDOG, tests/kc_test.h, printed a minute
+# before the timeout) show lavapipe still compiling the pipeline with its
+# LLVM under ASan's allocator; the seed below keeps those compiles out of
+# the sanitizer suite.
 ctest_args=(--output-on-failure -j "$jobs" --repeat after-timeout:2)
+
+# One seed for every test program of the run (each prints it; KC_TEST_SEED
+# replays), so that the sanitizer suite, which runs at most 4 of each
+# case's variants (KC_TEST_VARIANTS), runs variants the default suite ran
+# first, and lavapipe takes their pipelines from Mesa's shader cache
+# instead of compiling them with its LLVM under ASan's allocator, several
+# times slower (the main thread waits on the fence meanwhile). Measured by
+# hand (2026-12-06, an idle machine): a sanitizer run of
+# test_attention_f16 took 7 min 25 s with a seed of its own and 30 s after
+# a default run with its seed. The inputs stay fresh each run.
+export KC_TEST_SEED="${KC_TEST_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}"
+echo "KC_TEST_SEED=$KC_TEST_SEED (every test program's seed this run)"
 
 step "build (RelWithDebInfo, warnings as errors)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_WERROR=ON >/dev/null
