@@ -67,6 +67,7 @@ typedef struct kc_ir_param {
     kc_loc loc;
     bool is_buffer;
     bool readonly;       /* const buffer */
+    bool specialize;     /* a kernel's scalar in KC_SPECIALIZE: a pipeline may fix its value */
     const kc_type *type; /* scalar type, or buffer element type */
     kc_iexpr *extent;    /* buffer: total elements over scalar parameters; NULL = unknown */
     kc_vec dims;         /* buffer: kc_iexpr* per dimension, outermost first */

@@ -897,6 +897,7 @@ static void lower_params(lower *L, kc_ir_func *f, const kc_func *ast)
         p->loc = s->loc;
         p->is_buffer = s->is_buffer;
         p->readonly = s->is_const;
+        p->specialize = s->specialize && ast->is_kernel;
         p->type = kc_type_base(s->type);
         f->params[i] = p;
         if (s->is_buffer && ast->is_kernel) {

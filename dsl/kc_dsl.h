@@ -86,6 +86,7 @@ struct kc_sym {
     kc_storage storage;
     bool is_const;        /* const variable, or read-only buffer */
     bool is_buffer;       /* a pointer/array parameter */
+    bool specialize;      /* a kernel's scalar named by KC_SPECIALIZE */
     kc_vec dim_exprs;     /* kc_expr* extents as written; an empty [] is a KC_E_INIT */
     kc_vec dims;          /* buffer parameter: kc_iexpr* extents, outermost first */
     kc_expr *init;        /* KC_SYM_CONST and locals: the initialiser */
@@ -141,7 +142,8 @@ struct kc_func {
     kc_expr *wg[3];     /* KC_WORKGROUP, as written */
     kc_expr *grid[3];   /* KC_GRID, as written */
     kc_expr *texel;     /* KC_TEXEL_READS, as written (NULL: none) */
-    kc_loc wg_loc, grid_loc, texel_loc;
+    kc_vec spec;        /* kc_expr*: KC_SPECIALIZE's parameter names, as written */
+    kc_loc wg_loc, grid_loc, texel_loc, spec_loc;
     kc_iexpr *wg_size[3];   /* after sema: over tunables */
     kc_iexpr *texel_cond;   /* after sema: over tunables */
     kc_iexpr *grid_size[3]; /* after sema: over scalar parameters and tunables */

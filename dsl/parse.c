@@ -200,7 +200,7 @@ static const char *const reserved[] = {
     "false", "unsigned", "signed", "goto", "struct", "union", "enum", "typedef", "sizeof",
     "extern", "volatile", "register", "auto", "inline", "restrict", "double", "char", "short",
     "KC_TUNE", "KC_REQUIRE", "KC_KERNEL", "KC_WORKGROUP", "KC_GRID", "KC_SHARED",
-    "KC_UNROLL", "KC_MAY_ALIAS", "KC_TEXEL_READS", "_Bool", "__restrict",
+    "KC_UNROLL", "KC_MAY_ALIAS", "KC_TEXEL_READS", "KC_SPECIALIZE", "_Bool", "__restrict",
 };
 
 static bool is_reserved(const token *t)
@@ -736,7 +736,8 @@ static bool decl_specs(parser *P, specs *s)
         const token *t = peek(P);
         error_at(P, t->loc, "expected a type, found %s", describe(P, t));
         static const char *const words[] = {"KC_KERNEL", "KC_WORKGROUP", "KC_GRID", "KC_SHARED", "KC_MAY_ALIAS",
-                                            "KC_TEXEL_READS", "KC_TUNE", "KC_REQUIRE", "KC_UNROLL"};
+                                            "KC_TEXEL_READS", "KC_SPECIALIZE", "KC_TUNE", "KC_REQUIRE",
+                                            "KC_UNROLL"};
         for (size_t i = 0; t->kind == TK_IDENT && t->len > 3 && !strncmp(t->text, "KC_", 3) && i < KC_COUNT(words); i++)
             if (near_miss(t, words[i])) {
                 kc_diag_fix(&P->c->diag, "did you mean %s?", words[i]);
@@ -1123,6 +1124,16 @@ static kc_expr *attr1(parser *P, const char *what)
     return e;
 }
 
+/* attr-list = "(" conditional { "," conditional } ")" */
+static void attr_list(parser *P, kc_vec *out, const char *what)
+{
+    expect(P, "(", kc_arena_printf(&P->c->arena, "after %s", what));
+    do
+        kc_vec_push(&P->c->arena, out, conditional(P));
+    while (accept(P, ","));
+    expect(P, ")", kc_arena_printf(&P->c->arena, "to close %s", what));
+}
+
 /* Skips to the next thing that can start a top-level declaration. */
 static void sync_top(parser *P)
 {
@@ -1188,6 +1199,8 @@ static void top_decl(parser *P)
             next(P), f->grid_loc = t->loc, attr3(P, f->grid, "KC_GRID");
         else if (tok_is(t, "KC_TEXEL_READS"))
             next(P), f->texel_loc = t->loc, f->texel = attr1(P, "KC_TEXEL_READS");
+        else if (tok_is(t, "KC_SPECIALIZE"))
+            next(P), f->spec_loc = t->loc, attr_list(P, &f->spec, "KC_SPECIALIZE");
         else
             break;
     }

@@ -124,6 +124,37 @@ static void check_param(sema *S, kc_func *f, kc_sym *p)
     sema_declare(S, p);
 }
 
+/* KC_SPECIALIZE(a, b, ...): each a scalar integer or bool parameter of the
+ * kernel, named once. A pipeline may fix such a parameter's value when it
+ * is made (compiler/spirv/spirv.c), so it suits a mode switch, not a size. */
+static void check_specialize(sema *S, kc_func *f)
+{
+    for (int i = 0; i < f->spec.len; i++) {
+        const kc_expr *e = f->spec.items[i];
+        if (e->kind != KC_E_NAME) {
+            ERR(S, e->loc, "KC_SPECIALIZE takes parameter names");
+            continue;
+        }
+        kc_sym *p = NULL;
+        for (int j = 0; j < f->params.len && !p; j++)
+            if (!strcmp(((kc_sym *)f->params.items[j])->name, e->name))
+                p = f->params.items[j];
+        if (!p) {
+            ERR(S, e->loc, "'%s' in KC_SPECIALIZE is not a parameter of kernel '%s'", e->name, f->name);
+            continue;
+        }
+        bool integer = !is_err(p->type) && p->type->kind == KC_TY_SCALAR &&
+                       (p->type->scalar == KC_S_INT || p->type->scalar == KC_S_UINT || p->type->scalar == KC_S_BOOL);
+        if (p->is_buffer || !integer) {
+            ERR(S, e->loc, "KC_SPECIALIZE takes int, uint or bool scalars, and '%s' is not one", e->name);
+            FIX(S, "name a mode switch such as an op code; sizes and floats stay launch arguments");
+        } else if (p->specialize) {
+            ERR(S, e->loc, "'%s' is named twice in KC_SPECIALIZE", e->name);
+        }
+        p->specialize = true;
+    }
+}
+
 static void check_attrs(sema *S, kc_func *f)
 {
     if (!f->is_kernel) {
@@ -133,8 +164,11 @@ static void check_attrs(sema *S, kc_func *f)
             ERR(S, f->loc, "KC_MAY_ALIAS marks kernels, and '%s' is not one", f->name);
         if (f->texel)
             ERR(S, f->texel_loc, "KC_TEXEL_READS marks kernels, and '%s' is not one", f->name);
+        if (f->spec.len)
+            ERR(S, f->spec_loc, "KC_SPECIALIZE marks kernels, and '%s' is not one", f->name);
         return;
     }
+    check_specialize(S, f);
     if (f->texel) {
         f->texel = sema_check_value(S, f->texel);
         f->texel_cond = sema_to_iexpr(S, f->texel, IX_TUNABLES, "KC_TEXEL_READS");

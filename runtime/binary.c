@@ -320,6 +320,38 @@ bool rt_spirv_texel_bindings(const void *blob, size_t size, rt_texel *out, uint3
     return ok && any;
 }
 
+/* ---- kc's specialisation constants ----------------------------------------------------------------------- */
+
+enum { DECORATION_SPEC_ID = 1 };
+
+int rt_spirv_spec_ids(const void *blob, size_t size, uint32_t *ids, int max)
+{
+    size_t n = size / 4;
+    if (size % 4 != 0 || n < 5)
+        return 0;
+    const uint32_t *w = blob;
+    int found = 0;
+    for (size_t i = 5; i < n;) {
+        uint32_t count = word(w, i) >> 16, op = word(w, i) & 0xffff;
+        if (count == 0 || count > n - i)
+            return 0;
+        if (op == OP_DECORATE && count == 4 && word(w, i + 2) == DECORATION_SPEC_ID) {
+            uint32_t id = word(w, i + 3);
+            int at = found < max ? found : max; /* insertion sort into the first max */
+            while (at > 0 && ids[at - 1] > id) {
+                if (at < max)
+                    ids[at] = ids[at - 1];
+                at--;
+            }
+            if (at < max)
+                ids[at] = id;
+            found++;
+        }
+        i += count;
+    }
+    return found;
+}
+
 uint32_t rt_texel_bytes(rt_texel t)
 {
     return t == RT_TEXEL_R32F || t == RT_TEXEL_R32I || t == RT_TEXEL_R32UI ? 4 : 16;

@@ -48,6 +48,13 @@ typedef enum rt_texel {
     RT_TEXEL_KINDS
 } rt_texel;
 
+/* kc's SPIR-V makes each KC_SPECIALIZE scalar a specialisation constant
+ * whose SpecId is the parameter's index (compiler/spirv/kc_spirv.h).
+ * rt_spirv_spec_ids: the SpecIds the module decorates, ascending, at most
+ * max of them into ids; the number found (more than max when it has more),
+ * 0 for a module with none or one that does not walk. */
+int rt_spirv_spec_ids(const void *blob, size_t size, uint32_t *ids, int max);
+
 bool rt_spirv_texel_bindings(const void *blob, size_t size, rt_texel *out, uint32_t nbindings);
 uint32_t rt_texel_bytes(rt_texel t); /* 4 or 16 */
 

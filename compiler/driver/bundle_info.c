@@ -510,6 +510,16 @@ static const char *texel_binding(const rt_texel *texel, int nbindings, const cha
     return texel && i >= 0 && i < nbindings && texel[i] != RT_TEXEL_NONE ? formats[texel[i]] : NULL;
 }
 
+/* Is the scalar also a specialisation constant (KC_SPECIALIZE), whose
+ * SpecId a runtime may set to the value it pushes, or leave alone? */
+static bool is_spec(const uint32_t *spec, int nspec, int param)
+{
+    for (int i = 0; i < nspec && i < 8; i++)
+        if (spec[i] == (uint32_t)param)
+            return true;
+    return false;
+}
+
 /* The manifest entry of one variant: where each argument goes. */
 static void manifest_variant(kc_bundle *b, kc_buf *m, const kcrt_kernel_info *k, const kcrt_variant_info *v,
                              const char *args, const char *file, const void *binary, size_t size)
@@ -517,6 +527,8 @@ static void manifest_variant(kc_bundle *b, kc_buf *m, const kcrt_kernel_info *k,
     bool spirv = !strcmp(v->target, "spirv");
     rt_texel texel[256];
     bool texels = spirv && rt_spirv_texel_bindings(binary, size, texel, 256);
+    uint32_t spec[8]; /* KC_SPECIALIZE scalars: SpecId = parameter index (docs/backends.md) */
+    int nspec = spirv ? rt_spirv_spec_ids(binary, size, spec, 8) : 0;
     kc_buf_printf(m, "      - variant: \"%s\"\n        target: %s\n        file: %s\n", v->tunables, v->target, file);
     kc_buf_printf(m, "        entry_point: %s\n", k->name);
     kc_buf_printf(m, "        workgroup_size: [%u, %u, %u]\n", v->wg[0], v->wg[1], v->wg[2]);
@@ -541,8 +553,9 @@ static void manifest_variant(kc_bundle *b, kc_buf *m, const kcrt_kernel_info *k,
         else if (arg && arg[0] == '@')
             kc_buf_printf(m, ", set: 0, binding: %s}\n", arg + 1);
         else if (arg)
-            kc_buf_printf(m, ", offset: %.*s, size: %s}\n", (int)strcspn(arg, ":"), arg,
-                          strchr(arg, ':') ? strchr(arg, ':') + 1 : "?");
+            kc_buf_printf(m, ", offset: %.*s, size: %s%s}\n", (int)strcspn(arg, ":"), arg,
+                          strchr(arg, ':') ? strchr(arg, ':') + 1 : "?",
+                          is_spec(spec, nspec, p) ? kc_arena_printf(&b->arena, ", spec_id: %d", p) : "");
         else
             kc_buf_puts(m, "}\n");
         arg = strtok_r(NULL, ";", &asave);

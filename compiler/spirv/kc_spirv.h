@@ -12,12 +12,22 @@
  *     push-constant limit, in a storage buffer at binding nbuffers with the
  *     same layout (`spilled`);
  *   - the workgroup size is the LocalSize of the entry point, which is
- *     named after the kernel.
+ *     named after the kernel;
+ *   - a scalar the kernel names in KC_SPECIALIZE is also a specialisation
+ *     constant, its SpecId the parameter's index, a 32-bit int (uint for
+ *     uint and bool) whose default is KC_SPV_SPEC_UNSET. The kernel uses
+ *     the constant unless it holds that default, and the push constant
+ *     then: a pipeline made without VkSpecializationInfo runs every value,
+ *     and one made with the launch's value runs that value, with the
+ *     branches on it folded away by the driver. The push constant is
+ *     always written, so a pipeline specialised to UNSET itself is right.
  */
 #ifndef KC_SPIRV_H
 #define KC_SPIRV_H
 
 #include "kc_ir.h"
+
+#define KC_SPV_SPEC_UNSET 0x80000000u
 
 typedef struct kc_spv_options {
     int spirv_minor;          /* SPIR-V 1.x: 3 (Vulkan 1.1, the default) .. 5 */

@@ -300,6 +300,18 @@ static uint32_t declare_scalars(spv *S, uint32_t *block_type, SpvStorageClass *s
     return var;
 }
 
+/* A KC_SPECIALIZE scalar: the specialisation constant unless it was left
+ * at its default, else the pushed value x (kc_spirv.h). */
+static uint32_t specialised(spv *S, const kc_ir_param *p, uint32_t slot, uint32_t x)
+{
+    uint32_t spec = spv_id(S);
+    spv_op(&S->types, SpvOpSpecConstant, 3, (uint32_t[]){slot, spec, KC_SPV_SPEC_UNSET});
+    spv_decorate(S, spec, SpvDecorationSpecId, 1, (uint32_t[]){(uint32_t)p->index});
+    uint32_t unset = p->type->scalar == KC_S_INT ? spv_const_i32(S, INT32_MIN) : spv_const_u32(S, KC_SPV_SPEC_UNSET);
+    uint32_t is_unset = spv_emit_op(S, SpvOpIEqual, spv_type_scalar(S, KC_S_BOOL), 2, (uint32_t[]){spec, unset});
+    return spv_emit_op(S, SpvOpSelect, slot, 3, (uint32_t[]){is_unset, x, spec});
+}
+
 /* Loads every scalar parameter once, at the top of the kernel. */
 static void load_scalars(spv *S, uint32_t block, SpvStorageClass sc)
 {
@@ -313,6 +325,8 @@ static void load_scalars(spv *S, uint32_t block, SpvStorageClass sc)
         uint32_t ptr = spv_emit_op(S, SpvOpAccessChain, spv_type_ptr(S, sc, slot), 2,
                                    (uint32_t[]){block, spv_const_i32(S, m++)});
         uint32_t x = spv_emit_op(S, SpvOpLoad, slot, 1, (uint32_t[]){ptr});
+        if (p->specialize)
+            x = specialised(S, p, slot, x);
         if (p->type->scalar == KC_S_BOOL)
             x = spv_emit_op(S, SpvOpINotEqual, spv_type(S, p->type), 2, (uint32_t[]){x, spv_const_u32(S, 0)});
         else if (p->type->scalar == KC_S_HALF) {

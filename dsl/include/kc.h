@@ -99,6 +99,7 @@ KC_CONV(uint4, int4)
 #define KC_SHARED static
 #define KC_MAY_ALIAS
 #define KC_TEXEL_READS(cond)
+#define KC_SPECIALIZE(...)
 #define KC_UNROLL _Pragma("unroll")
 
 /* ---- work-item built-ins ----------------------------------------------- */

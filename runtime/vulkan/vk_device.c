@@ -195,6 +195,8 @@ static kcrt_status open_device(kcrt_context *ctx, int index, void **out)
         return rt_fail(ctx, KCRT_ERROR_NO_DEVICE, "vulkan device '%s' has no compute queue", ctx->info.name);
     }
     d->unified = ctx->info.unified_memory && !env_on("KCRT_VULKAN_STAGING");
+    const char *spec = getenv("KCRT_SPECIALIZE");
+    d->specialize = !spec || strcmp(spec, "0") != 0;
     if ((s = create_device(d)) != KCRT_OK || (s = create_pools(d)) != KCRT_OK) {
         close_device(d);
         return s;
@@ -370,7 +372,7 @@ static kcrt_status get_layout(vk_dev *d, uint32_t nbindings, uint32_t push, cons
     return KCRT_OK;
 }
 
-static kcrt_status create_pipeline(vk_dev *d, const rt_module_desc *m, vk_module *mod)
+static kcrt_status create_shader(vk_dev *d, const rt_module_desc *m, vk_module *mod)
 {
     VkShaderModuleCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = m->size};
     uint32_t *words; /* aligned, as pCode must be */
@@ -383,23 +385,99 @@ static kcrt_status create_pipeline(vk_dev *d, const rt_module_desc *m, vk_module
     if (!words)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     si.pCode = words;
-    VkShaderModule sm;
-    kcrt_status s = vk_check(d, d->vkCreateShaderModule(d->dev, &si, NULL, &sm), "vkCreateShaderModule");
+    kcrt_status s = vk_check(d, d->vkCreateShaderModule(d->dev, &si, NULL, &mod->shader), "vkCreateShaderModule");
     free(words);
-    if (s != KCRT_OK)
-        return s;
+    return s;
+}
+
+/* A pipeline of mod's shader, specialised to values (one per KC_SPECIALIZE
+ * scalar) or, with values NULL, the generic one. */
+static kcrt_status create_pipeline(vk_dev *d, const vk_module *mod, const uint32_t *values, VkPipeline *out)
+{
+    VkSpecializationMapEntry map[VK_SPEC_PARAMS];
+    for (int i = 0; i < mod->nspec; i++)
+        map[i] = (VkSpecializationMapEntry){.constantID = mod->spec_id[i], .offset = (uint32_t)i * 4, .size = 4};
+    VkSpecializationInfo spec = {.mapEntryCount = (uint32_t)mod->nspec,
+                                 .pMapEntries = map,
+                                 .dataSize = (size_t)mod->nspec * 4,
+                                 .pData = values};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                                                .module = sm,
-                                                .pName = m->kernel},
+                                                .module = mod->shader,
+                                                .pName = mod->entry,
+                                                .pSpecializationInfo = values ? &spec : NULL},
                                       .layout = mod->layout->pipe};
-    s = vk_check(d, d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &ci, NULL, &mod->pipe),
-                 "vkCreateComputePipelines");
-    d->vkDestroyShaderModule(d->dev, sm, NULL);
+    kcrt_status s = vk_check(d, d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &ci, NULL, out),
+                             "vkCreateComputePipelines");
     if (s == KCRT_OK)
         d->stats.pipelines_created++;
     return s;
+}
+
+kcrt_status vk_pipeline_for(vk_dev *d, vk_module *m, const rt_launch_desc *l, VkPipeline *out)
+{
+    uint32_t values[VK_SPEC_PARAMS] = {0};
+    for (int i = 0; i < m->nspec; i++)
+        if (m->spec_offset[i] + 4 <= l->args_size)
+            memcpy(&values[i], (const unsigned char *)l->args + m->spec_offset[i], 4);
+    for (int i = 0; i < m->nspec_pipes; i++)
+        if (!memcmp(m->spec[i].values, values, sizeof(values))) {
+            *out = m->spec[i].pipe;
+            return KCRT_OK;
+        }
+    kcrt_status s = KCRT_OK;
+    if (m->nspec && m->nspec_pipes < VK_SPEC_PIPES) {
+        vk_spec_pipe *p = &m->spec[m->nspec_pipes];
+        memcpy(p->values, values, sizeof(values));
+        if ((s = create_pipeline(d, m, values, &p->pipe)) != KCRT_OK)
+            return rt_fail(d->ctx, s, "%s: %s", m->name, d->ctx->err);
+        rt_log(d->ctx, "pipeline %d of %s made for its KC_SPECIALIZE values", m->nspec_pipes + 1, m->name);
+        m->nspec_pipes++;
+        *out = p->pipe;
+        return KCRT_OK;
+    }
+    if (!m->pipe && (s = create_pipeline(d, m, NULL, &m->pipe)) != KCRT_OK)
+        return rt_fail(d->ctx, s, "%s: %s", m->name, d->ctx->err);
+    *out = m->pipe;
+    return KCRT_OK;
+}
+
+/* The KC_SPECIALIZE scalars of the module, from its SpecIds: each must be
+ * a scalar parameter of 4 bytes in the push constants or the spilled
+ * block (kc's own modules always are; others keep their defaults). */
+static void find_spec_params(vk_dev *d, const rt_module_desc *m, vk_module *mod)
+{
+    uint32_t ids[VK_SPEC_PARAMS];
+    int n = rt_spirv_spec_ids(m->binary, m->size, ids, VK_SPEC_PARAMS);
+    if (!d->specialize || n <= 0 || n > VK_SPEC_PARAMS)
+        return;
+    for (int i = 0; i < n; i++) {
+        const rt_slot *slot = ids[i] < (uint32_t)m->nparams ? &m->slots[ids[i]] : NULL;
+        if (!slot || slot->is_binding || slot->size != 4)
+            return;
+        mod->spec_id[i] = ids[i];
+        mod->spec_offset[i] = slot->offset;
+    }
+    mod->nspec = n;
+}
+
+static void module_destroy(vk_dev *d, vk_module *mod)
+{
+    for (int i = 0; i < VK_BATCHES; i++)
+        for (int p = -1; p < mod->nspec_pipes; p++)
+            if (d->batches[i].bound == (p < 0 ? mod->pipe : mod->spec[p].pipe))
+                d->batches[i].bound = VK_NULL_HANDLE;
+    for (int p = 0; p < mod->nspec_pipes; p++)
+        d->vkDestroyPipeline(d->dev, mod->spec[p].pipe, NULL);
+    if (mod->pipe)
+        d->vkDestroyPipeline(d->dev, mod->pipe, NULL);
+    if (mod->shader)
+        d->vkDestroyShaderModule(d->dev, mod->shader, NULL);
+    free(mod->slots);
+    free(mod->texel);
+    free(mod->entry);
+    free(mod);
 }
 
 static kcrt_status module_create(void *dev, const rt_module_desc *m, void **out)
@@ -408,14 +486,15 @@ static kcrt_status module_create(void *dev, const rt_module_desc *m, void **out)
     if (d->lost)
         return rt_fail(d->ctx, KCRT_ERROR_DEVICE_ERROR, "the Vulkan device was lost earlier");
     vk_module *mod = calloc(1, sizeof(*mod));
-    rt_slot *slots = calloc((size_t)(m->nparams ? m->nparams : 1), sizeof(rt_slot));
-    if (!mod || !slots) {
-        free(mod);
-        free(slots);
+    if (!mod)
+        return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
+    mod->slots = calloc((size_t)(m->nparams ? m->nparams : 1), sizeof(rt_slot));
+    mod->entry = strdup(m->kernel);
+    if (!mod->slots || !mod->entry) {
+        module_destroy(d, mod);
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    memcpy(slots, m->slots, sizeof(rt_slot) * (size_t)m->nparams);
-    mod->slots = slots;
+    memcpy(mod->slots, m->slots, sizeof(rt_slot) * (size_t)m->nparams);
     mod->nparams = m->nparams;
     mod->spilled = m->spilled;
     mod->args_size = m->args_size;
@@ -426,18 +505,25 @@ static kcrt_status module_create(void *dev, const rt_module_desc *m, void **out)
         free(mod->texel);
         mod->texel = NULL; /* storage buffers only */
     }
+    find_spec_params(d, m, mod);
     kcrt_status s = get_layout(d, (uint32_t)m->nbindings, m->spilled ? 0 : m->args_size, mod->texel, &mod->layout);
     if (s == KCRT_OK)
-        s = create_pipeline(d, m, mod);
+        s = create_shader(d, m, mod);
+    /* specialised pipelines wait for their launches' values */
+    if (s == KCRT_OK && !mod->nspec)
+        s = create_pipeline(d, mod, NULL, &mod->pipe);
+    if (s == KCRT_OK && !mod->nspec) { /* its one pipeline holds what it needs */
+        d->vkDestroyShaderModule(d->dev, mod->shader, NULL);
+        mod->shader = VK_NULL_HANDLE;
+    }
     if (s != KCRT_OK) {
         rt_fail(d->ctx, s, "kernel '%s' variant '%s': %s", m->kernel, m->variant, d->ctx->err);
-        free(slots);
-        free(mod->texel);
-        free(mod);
+        module_destroy(d, mod);
         return s;
     }
-    rt_log(d->ctx, "pipeline made for %s (workgroup %ux%ux%u, %d binding%s, %u bytes of %s)", mod->name,
-           m->wg[0], m->wg[1], m->wg[2], m->nbindings, m->nbindings == 1 ? "" : "s", m->args_size,
+    rt_log(d->ctx, "%s for %s (workgroup %ux%ux%u, %d binding%s, %u bytes of %s)",
+           mod->nspec ? "shader made, its pipelines to come with their KC_SPECIALIZE values," : "pipeline made",
+           mod->name, m->wg[0], m->wg[1], m->wg[2], m->nbindings, m->nbindings == 1 ? "" : "s", m->args_size,
            m->spilled ? "spilled scalars" : "push constants");
     *out = mod;
     return KCRT_OK;
@@ -445,15 +531,7 @@ static kcrt_status module_create(void *dev, const rt_module_desc *m, void **out)
 
 static void module_free(void *dev, void *module)
 {
-    vk_dev *d = dev;
-    vk_module *mod = module;
-    for (int i = 0; i < VK_BATCHES; i++)
-        if (d->batches[i].bound == mod->pipe)
-            d->batches[i].bound = VK_NULL_HANDLE;
-    d->vkDestroyPipeline(d->dev, mod->pipe, NULL);
-    free(mod->slots);
-    free(mod->texel);
-    free(mod);
+    module_destroy(dev, module);
 }
 
 static void stats(void *dev, kcrt_stats *out)

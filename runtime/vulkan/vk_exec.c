@@ -428,17 +428,21 @@ static void zero_args(vk_dev *d, vk_batch *b, const rt_launch_desc *l)
     }
 }
 
-static kcrt_status record(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, bool serialise)
+static kcrt_status record(vk_dev *d, vk_batch *b, vk_module *m, const rt_launch_desc *l, bool serialise)
 {
+    VkPipeline pipe;
+    kcrt_status s = vk_pipeline_for(d, m, l, &pipe);
+    if (s != KCRT_OK)
+        return s;
     zero_args(d, b, l);
     VkDescriptorSet set = VK_NULL_HANDLE;
-    kcrt_status s = m->layout->nbindings ? descriptor_set(d, b, m, l, &set) : KCRT_OK;
+    s = m->layout->nbindings ? descriptor_set(d, b, m, l, &set) : KCRT_OK;
     if (s != KCRT_OK)
         return s;
     order(d, b, l, serialise);
-    if (b->bound != m->pipe) {
-        d->vkCmdBindPipeline(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipe);
-        b->bound = m->pipe;
+    if (b->bound != pipe) {
+        d->vkCmdBindPipeline(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+        b->bound = pipe;
     }
     if (set)
         d->vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout->pipe, 0, 1, &set, 0,
@@ -556,7 +560,7 @@ static void record_flush(vk_dev *d, vk_batch *b, void *flush, size_t bytes, uint
     d->stats.barriers += 2;
 }
 
-static kcrt_status record_timed(vk_dev *d, vk_batch *b, const vk_module *m, const rt_launch_desc *l, int repeats,
+static kcrt_status record_timed(vk_dev *d, vk_batch *b, vk_module *m, const rt_launch_desc *l, int repeats,
                                 void *flush, size_t flush_bytes)
 {
     d->vkCmdResetQueryPool(b->cmd, d->queries, 0, (uint32_t)repeats * 2);

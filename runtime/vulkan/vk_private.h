@@ -163,8 +163,27 @@ typedef struct vk_layout {
     VkPipelineLayout pipe;
 } vk_layout;
 
-typedef struct vk_module {
+enum { VK_SPEC_PARAMS = 4, VK_SPEC_PIPES = 16 };
+
+/* A pipeline made for one set of values of the kernel's KC_SPECIALIZE
+ * scalars. */
+typedef struct vk_spec_pipe {
+    uint32_t values[VK_SPEC_PARAMS];
     VkPipeline pipe;
+} vk_spec_pipe;
+
+/* A variant on the device. A kernel without KC_SPECIALIZE scalars has one
+ * pipeline, made with the module. One with them gets a pipeline per set of
+ * values its launches pass, made on first use, up to VK_SPEC_PIPES; past
+ * that, or with KCRT_SPECIALIZE=0, launches share the generic pipeline,
+ * which reads the scalars from the push constants like any other. */
+typedef struct vk_module {
+    VkPipeline pipe; /* the generic pipeline (VK_NULL_HANDLE until needed) */
+    VkShaderModule shader; /* kept while specialised pipelines may be made from it */
+    int nspec;             /* KC_SPECIALIZE scalars (0: none, or specialisation is off) */
+    uint32_t spec_id[VK_SPEC_PARAMS], spec_offset[VK_SPEC_PARAMS]; /* SpecId, byte offset in the args */
+    vk_spec_pipe spec[VK_SPEC_PIPES];
+    int nspec_pipes;
     const vk_layout *layout;
     int nparams;
     rt_slot *slots;    /* a copy of the variant's */
@@ -172,6 +191,7 @@ typedef struct vk_module {
     rt_texel *texel;   /* per binding: read as a uniform texel buffer (NULL: none is) */
     bool spilled;
     uint32_t args_size;
+    char *entry;    /* the entry point: the kernel's name */
     char name[128]; /* kernel[variant], for messages */
 } vk_module;
 
@@ -239,11 +259,15 @@ typedef struct vk_dev {
     bool unified; /* buffers live in host-visible device memory */
     int index;    /* among the loader's physical devices (kcrt_buffer_native) */
     bool lost;    /* the device was lost: everything fails */
+    bool specialize; /* make pipelines for KC_SPECIALIZE values (not KCRT_SPECIALIZE=0) */
     kcrt_stats stats;
 } vk_dev;
 
 /* vk_device.c */
 kcrt_status vk_check(vk_dev *d, VkResult r, const char *call);
+/* The pipeline that runs launch l of module m (KC_SPECIALIZE: made now
+ * when its values are new). */
+kcrt_status vk_pipeline_for(vk_dev *d, vk_module *m, const rt_launch_desc *l, VkPipeline *out);
 int vk_memory_type(const vk_dev *d, uint32_t bits, VkMemoryPropertyFlags need, VkMemoryPropertyFlags want);
 
 /* vk_memory.c */

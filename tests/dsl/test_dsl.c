@@ -100,6 +100,18 @@ static const refusal refusals[] = {
     {"texel reads over a parameter",
      "KC_KERNEL KC_TEXEL_READS(n > 4) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n, const float *x) { }",
      "t.kc:1:26:", "KC_TEXEL_READS"},
+    {"specialize on a helper", "KC_SPECIALIZE(n) static int h(int n) { return n; }\n" K "void k(float *x) { }",
+     "t.kc:1:1:", "KC_SPECIALIZE marks kernels"},
+    {"specialize a stranger", "KC_KERNEL KC_SPECIALIZE(op) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n) { }",
+     "t.kc:1:25:", "'op' in KC_SPECIALIZE is not a parameter of kernel 'k'"},
+    {"specialize a float", "KC_KERNEL KC_SPECIALIZE(n, a) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n, float a) { }",
+     "t.kc:1:28:", "int, uint or bool scalars, and 'a' is not one"},
+    {"specialize a buffer", "KC_KERNEL KC_SPECIALIZE(x) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(const int *x) { }",
+     "t.kc:1:25:", "and 'x' is not one"},
+    {"specialize twice", "KC_KERNEL KC_SPECIALIZE(n, n) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n) { }",
+     "t.kc:1:28:", "'n' is named twice"},
+    {"specialize an expression", "KC_KERNEL KC_SPECIALIZE(n + 1) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n) { }",
+     "t.kc:1:27:", "KC_SPECIALIZE takes parameter names"},
     {"component", K "void k(float *x) {\n  float4 v;\n  v.q = 1.0f;\n}", "t.kc:4:3:", "no component 'q'"},
     {"defined twice", K "void k(float *x) { }\n" K "void k(float *y) { }", "t.kc:4:6:", "defined twice"},
     {"calling a kernel", K "void a(float *x) { }\n" K "void b(float *x) { a(x); }", "t.kc:4:20:",
@@ -275,6 +287,9 @@ static const char *const features[] = {
     "KC_TUNE(TX, 1, 0, 1)\n"
     "KC_KERNEL KC_TEXEL_READS(TX == 1) KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
     "void texel(int n, const float4 *a, float4 *b) { int i = kc_global_id(0); if (i < n) b[i] = a[i]; }\n",
+    /* KC_SPECIALIZE over int, uint and bool, among the other attributes */
+    "KC_KERNEL KC_SPECIALIZE(op, u, b) KC_WORKGROUP(64, 1, 1) KC_GRID(kc_cdiv(n, 64), 1, 1)\n"
+    "void spec(int n, int op, uint u, bool b, float *y) { int i = kc_global_id(0); if (i < n && b) y[i] = (float)(op + (int)u); }\n",
     /* 64-bit integers and unsigned spellings */
     K "void wide(long *a, ulong *b, unsigned int *c, unsigned long *d) {\n"
       "  a[0] = a[1] * 3000000000l; b[0] = 0xffffffffffull; c[0] = 0xffffffffu; d[0] = b[1] >> 3;\n"

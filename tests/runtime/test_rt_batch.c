@@ -7,6 +7,8 @@
  * and descriptor sets are the Vulkan backend's: on HIP and CUDA (one
  * stream, a submission per launch) those checks skip, and what every
  * backend must do — results, waits, modules made once — is still checked.
+ * Vulkan also makes a pipeline per set of KC_SPECIALIZE values a variant
+ * is launched with, up to a bound, then shares the generic one.
  */
 #include "rt_test.h"
 
@@ -116,6 +118,88 @@ static void test_pipelines_made_once_per_variant(void **state)
     ASSERT_OK(kcrt_finish(rt_ctx));
     assert_int_equal(2, stats().pipelines_created - s0.pipelines_created);
     kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+/* ---- KC_SPECIALIZE ---- */
+
+enum { SPEC_N = 200 };
+
+static float spec_expected(int op, unsigned add, bool neg, float x)
+{
+    float v = op == 0 ? x + 1.0f : op == 1 ? x * 2.0f : op == 2 ? x - 3.0f : x + (float)op;
+    v = v + (float)add;
+    return neg ? -v : v;
+}
+
+/* One launch of specialize.kc on fresh inputs, its output poisoned first,
+ * checked against the C above. */
+static void spec_launch(kcrt_kernel *k, int op, unsigned add, bool neg, uint64_t seed)
+{
+    float x[SPEC_N];
+    rt_rng r = {seed};
+    for (int i = 0; i < SPEC_N; i++)
+        x[i] = (float)rt_int(&r, -64, 64) / 4.0f;
+    kcrt_buffer *bx = rt_buf_from(x, sizeof(x)), *by = rt_buf(sizeof(x));
+    rt_poison(by, RT_NAN);
+    kcrt_arg args[] = {KCRT_I32(SPEC_N), KCRT_I32(op), KCRT_U32(add), KCRT_BOOL(neg), KCRT_BUF(bx), KCRT_BUF(by)};
+    ASSERT_OK(kcrt_launch(k, args, 6));
+    float *got = rt_read(by);
+    for (int i = 0; i < SPEC_N; i++)
+        if (got[i] != spec_expected(op, add, neg, x[i]))
+            fail_msg("op %d, add %u, neg %d: y[%d] = %g, expected %g", op, add, neg, i, got[i],
+                     spec_expected(op, add, neg, x[i]));
+    free(got);
+    kcrt_buffer_free(bx), kcrt_buffer_free(by);
+}
+
+static void test_specialized_pipelines(void **state)
+{
+    (void)state;
+    kcrt_kernel *k = rt_kernel("specialize");
+    kcrt_stats s0 = stats();
+    /* INT_MIN is the constant's default (kc_spirv.h): the push constant then, still right */
+    static const int ops[] = {0, 1, 2, 3, INT32_MIN};
+    uint64_t seed = 40;
+    for (int round = 0; round < 2; round++) /* the second round makes nothing */
+        for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+            for (int neg = 0; neg < 2; neg++)
+                spec_launch(k, ops[o], (unsigned)(seed % 10), neg != 0, seed), seed++;
+    if (rt_on_vulkan())
+        assert_int_equal(10, stats().pipelines_created - s0.pipelines_created);
+    /* past 16 sets of values the launches share the generic pipeline */
+    for (int op = 4; op < 14; op++)
+        spec_launch(k, op, 7, false, seed++);
+    if (rt_on_vulkan())
+        assert_int_equal(17, stats().pipelines_created - s0.pipelines_created);
+    for (int op = 100; op < 103; op++)
+        spec_launch(k, op, 1, true, seed++);
+    if (rt_on_vulkan())
+        assert_int_equal(17, stats().pipelines_created - s0.pipelines_created);
+}
+
+/* KCRT_SPECIALIZE=0 (read when a device opens): one generic pipeline. */
+static void test_specialize_off(void **state)
+{
+    (void)state;
+    RT_NEED_VULKAN();
+    kcrt_context *ctx = rt_ctx;
+    kcrt_bundle *bundle = rt_bundle;
+    setenv("KCRT_SPECIALIZE", "0", 1);
+    kcrt_status s = kcrt_open(&rt_ctx, NULL);
+    unsetenv("KCRT_SPECIALIZE");
+    if (s != KCRT_OK) {
+        rt_ctx = ctx;
+        fail_msg("kcrt_open: %s", kcrt_status_name(s));
+    }
+    assert_int_equal(0, rt_load_bundle());
+    kcrt_kernel *k = rt_kernel("specialize");
+    kcrt_stats s0 = stats();
+    for (int op = -2; op < 4; op++)
+        spec_launch(k, op, 3, op % 2 != 0, 60 + (uint64_t)op);
+    assert_int_equal(1, stats().pipelines_created - s0.pipelines_created);
+    kcrt_bundle_free(rt_bundle);
+    kcrt_close(rt_ctx);
+    rt_ctx = ctx, rt_bundle = bundle;
 }
 
 static void test_pools_are_recycled(void **state)
@@ -494,6 +578,8 @@ int main(void)
         cmocka_unit_test_teardown(test_thousand_launches_one_submission, rt_teardown),
         cmocka_unit_test_teardown(test_independent_launches_need_no_barrier, rt_teardown),
         cmocka_unit_test_teardown(test_pipelines_made_once_per_variant, rt_teardown),
+        cmocka_unit_test_teardown(test_specialized_pipelines, rt_teardown),
+        cmocka_unit_test_teardown(test_specialize_off, rt_teardown),
         cmocka_unit_test_teardown(test_pools_are_recycled, rt_teardown),
         cmocka_unit_test_teardown(test_long_runs_submit_on_their_own, rt_teardown),
         cmocka_unit_test_teardown(test_write_waits_for_the_launch_before_it, rt_teardown),

@@ -368,6 +368,37 @@ static void texel_reads_fetch_const_buffers(void **state)
     free_compiled(&c);
 }
 
+/* KC_SPECIALIZE: each named scalar is also a specialisation constant,
+ * SpecId its parameter index, default KC_SPV_SPEC_UNSET, selected over the
+ * push constant; the others stay push constants only; libkcrt finds the
+ * SpecIds in the module (runtime/binary.c). */
+static void specialize_makes_spec_constants(void **state)
+{
+    (void)state;
+    compiled c;
+    compile_file(&c, "tests/runtime/kernels/specialize.kc", 3);
+    assert_int_equal(2, count(c.text, "= OpSpecConstant "));
+    ASSERT_CONTAINS(c.text, "SpecId 1\n"); /* op */
+    ASSERT_CONTAINS(c.text, "SpecId 3\n"); /* neg */
+    assert_int_equal(2, count(c.text, " SpecId "));
+    ASSERT_CONTAINS(c.text, "OpSpecConstant %int -2147483648");
+    ASSERT_CONTAINS(c.text, "OpSpecConstant %uint 2147483648");
+    assert_int_equal(1, count(c.text, "= OpSelect %int ")); /* op: the constant or the pushed value */
+    assert_int_equal(1, count(c.text, "= OpSelect %uint ")); /* neg, before it becomes a bool */
+    uint32_t ids[4];
+    assert_int_equal(2, rt_spirv_spec_ids(c.m.words, c.m.nwords * 4, ids, 4));
+    assert_int_equal(1, ids[0]);
+    assert_int_equal(3, ids[1]);
+    assert_int_equal(2, rt_spirv_spec_ids(c.m.words, c.m.nwords * 4, ids, 1)); /* more than fit */
+    assert_int_equal(1, ids[0]);
+    assert_int_equal(0, rt_spirv_spec_ids(c.m.words, c.m.nwords * 4 - 2, ids, 4)); /* not whole words */
+    free_compiled(&c);
+    compile_file(&c, "tests/runtime/kernels/saxpy.kc", 3);
+    assert_int_equal(0, count(c.text, "OpSpecConstant"));
+    assert_int_equal(0, rt_spirv_spec_ids(c.m.words, c.m.nwords * 4, ids, 4));
+    free_compiled(&c);
+}
+
 /* Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA
  * returns other values): a signed % is a - (a / b) * b through OpSDiv. */
 static void signed_remainder_avoids_opsrem(void **state)
@@ -454,6 +485,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(library_arithmetic_is_exact),
         cmocka_unit_test(no_contract_marks_its_arithmetic),
         cmocka_unit_test(vector_buffers_use_wide_views),
+        cmocka_unit_test(specialize_makes_spec_constants),
         cmocka_unit_test(texel_reads_fetch_const_buffers),
         cmocka_unit_test(signed_remainder_avoids_opsrem),
         cmocka_unit_test(scalars_spill_past_the_limit),
