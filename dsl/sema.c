@@ -131,6 +131,8 @@ static void check_specialize(sema *S, kc_func *f)
 {
     for (int i = 0; i < f->spec.len; i++) {
         const kc_expr *e = f->spec.items[i];
+        if (e->type && is_err(e->type))
+            continue; /* the parser said what is wrong */
         if (e->kind != KC_E_NAME) {
             ERR(S, e->loc, "KC_SPECIALIZE takes parameter names");
             continue;
