@@ -1352,6 +1352,28 @@ static void test_attention_bkv8(void **state)
     attention_cases("BKV=8", 0xa78);
 }
 
+/* The two cases above run with KCRT_SPECIALIZE=0 (tests/kernels/
+ * CMakeLists.txt): d and dv are specialised (KC_SPECIALIZE), so each of
+ * their nine head sizes would be a pipeline of its own in every variant,
+ * about 25 s of lavapipe's compiling each (701 s for test_attention where
+ * its generic pipelines take 370-450 s). The specialised pipelines, the
+ * ones a model runs, are checked here at the models' head sizes and two
+ * odd ones, in the default variant and lavapipe's (TQ = 4), and in every
+ * variant of attention_f16, which shares the body. */
+static void test_attention_specialized(void **state)
+{
+    (void)state;
+    rt_rng r = kd_rng(0xa7a);
+    const char *v[] = {"", "WG=64,BKV=8,TQ=4,DL=1"}; /* the default, lavapipe's */
+    kd_begin();
+    static const att_shape shapes[] = {
+        {3, 33, 17, 64, 64, 2, 0}, {2, 70, 70, 64, 32, 0, 1}, {4, 129, 129, 80, 80, 0, 1}, {1, 9, 40, 7, 9, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        attention_case(&r, shapes[i], false, "attention", v, 2);
+    kd_report("attention", 2, kd_info("attention")->tolerance);
+}
+
 /* attention_f16: the same body with half q, k, v and out (kd_run_f16),
  * where the device has 16-bit storage, in six variants that hold every
  * value of WG, BKV and TQ (the default has three of the eight values and
@@ -2342,6 +2364,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_stft, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention_bkv8, kd_load, kd_unload),
+        cmocka_unit_test_setup_teardown(test_attention_specialized, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention_f16, kd_load, kd_unload),
         cmocka_unit_test_setup_teardown(test_attention_decode, kd_load, kd_keep),
         cmocka_unit_test_setup_teardown(test_attention_decode_f16, kd_load, kd_keep),
