@@ -186,6 +186,9 @@ bool kc_ctx_may_include(const kc_ctx *c, const char *real);
 
 /* Largest source file the front end reads. */
 #define KC_MAX_SOURCE_BYTES (16u << 20)
+/* Most scalars a kernel's KC_SPECIALIZE may name: libkcrt keys its
+ * pipelines by as many values (VK_SPEC_PARAMS, runtime/vulkan/vk_private.h). */
+#define KC_MAX_SPECIALIZE 8
 
 /* Parses and checks a file; NULL when there were errors (all reported). */
 kc_program *kc_dsl_parse(kc_ctx *c, const char *path);

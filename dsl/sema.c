@@ -125,10 +125,17 @@ static void check_param(sema *S, kc_func *f, kc_sym *p)
 }
 
 /* KC_SPECIALIZE(a, b, ...): each a scalar integer or bool parameter of the
- * kernel, named once. A pipeline may fix such a parameter's value when it
- * is made (compiler/spirv/spirv.c), so it suits a mode switch, not a size. */
+ * kernel, named once, at most KC_MAX_SPECIALIZE of them. A pipeline may fix
+ * such a parameter's value when it is made (compiler/spirv/spirv.c), so it
+ * suits a mode switch or a size that is a model's constant. */
 static void check_specialize(sema *S, kc_func *f)
 {
+    if (f->spec.len > KC_MAX_SPECIALIZE) {
+        const kc_expr *e = f->spec.items[KC_MAX_SPECIALIZE];
+        ERR(S, e->loc, "KC_SPECIALIZE names %d scalars, and a kernel may specialise at most %d", f->spec.len,
+            KC_MAX_SPECIALIZE);
+        FIX(S, "keep the scalars that take a few values in practice; the others stay plain launch arguments");
+    }
     for (int i = 0; i < f->spec.len; i++) {
         const kc_expr *e = f->spec.items[i];
         if (e->type && is_err(e->type))
@@ -149,7 +156,7 @@ static void check_specialize(sema *S, kc_func *f)
                        (p->type->scalar == KC_S_INT || p->type->scalar == KC_S_UINT || p->type->scalar == KC_S_BOOL);
         if (p->is_buffer || !integer) {
             ERR(S, e->loc, "KC_SPECIALIZE takes int, uint or bool scalars, and '%s' is not one", e->name);
-            FIX(S, "name a mode switch such as an op code; sizes and floats stay launch arguments");
+            FIX(S, "name a mode switch such as an op code, or a size a model fixes; floats stay launch arguments");
         } else if (p->specialize) {
             ERR(S, e->loc, "'%s' is named twice in KC_SPECIALIZE", e->name);
         }

@@ -163,7 +163,10 @@ typedef struct vk_layout {
     VkPipelineLayout pipe;
 } vk_layout;
 
-enum { VK_SPEC_PARAMS = 4, VK_SPEC_PIPES = 16 };
+/* VK_SPEC_PARAMS: the KC_SPECIALIZE scalars a variant's pipelines are keyed
+ * by (the language allows as many, KC_MAX_SPECIALIZE in dsl/kc_dsl.h);
+ * VK_SPEC_PIPES: the specialised pipelines a variant may make. */
+enum { VK_SPEC_PARAMS = 8, VK_SPEC_PIPES = 16 };
 
 /* A pipeline made for one set of values of the kernel's KC_SPECIALIZE
  * scalars. */
@@ -174,8 +177,8 @@ typedef struct vk_spec_pipe {
 
 /* A variant on the device. A kernel without KC_SPECIALIZE scalars has one
  * pipeline, made with the module. One with them gets a pipeline per set of
- * values its launches pass, made on first use, up to VK_SPEC_PIPES; past
- * that, or with KCRT_SPECIALIZE=0, launches share the generic pipeline,
+ * values its launches pass, made on first use, up to VK_SPEC_PIPES (or
+ * KCRT_SPECIALIZE); past that, launches share the generic pipeline,
  * which reads the scalars from the push constants like any other. */
 typedef struct vk_module {
     VkPipeline pipe; /* the generic pipeline (VK_NULL_HANDLE until needed) */
@@ -259,7 +262,7 @@ typedef struct vk_dev {
     bool unified; /* buffers live in host-visible device memory */
     int index;    /* among the loader's physical devices (kcrt_buffer_native) */
     bool lost;    /* the device was lost: everything fails */
-    bool specialize; /* make pipelines for KC_SPECIALIZE values (not KCRT_SPECIALIZE=0) */
+    int spec_pipes; /* pipelines a variant may specialise to KC_SPECIALIZE values (KCRT_SPECIALIZE) */
     kcrt_stats stats;
 } vk_dev;
 

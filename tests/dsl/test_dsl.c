@@ -112,6 +112,9 @@ static const refusal refusals[] = {
      "t.kc:1:28:", "'n' is named twice"},
     {"specialize an expression", "KC_KERNEL KC_SPECIALIZE(n + 1) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\nvoid k(int n) { }",
      "t.kc:1:27:", "KC_SPECIALIZE takes parameter names"},
+    {"specialize nine", "KC_KERNEL KC_SPECIALIZE(a, b, c, d, e, f, g, h, i) KC_WORKGROUP(64, 1, 1) KC_GRID(1, 1, 1)\n"
+     "void k(int a, int b, int c, int d, int e, int f, int g, int h, int i) { }",
+     "t.kc:1:49:", "KC_SPECIALIZE names 9 scalars, and a kernel may specialise at most 8"},
     {"component", K "void k(float *x) {\n  float4 v;\n  v.q = 1.0f;\n}", "t.kc:4:3:", "no component 'q'"},
     {"defined twice", K "void k(float *x) { }\n" K "void k(float *y) { }", "t.kc:4:6:", "defined twice"},
     {"calling a kernel", K "void a(float *x) { }\n" K "void b(float *x) { a(x); }", "t.kc:4:20:",

@@ -177,14 +177,49 @@ static void test_specialized_pipelines(void **state)
         assert_int_equal(17, stats().pipelines_created - s0.pipelines_created);
 }
 
-/* KCRT_SPECIALIZE=0 (read when a device opens): one generic pipeline. */
-static void test_specialize_off(void **state)
+/* specialize8.kc: eight specialised scalars, as many as a kernel may name.
+ * Sets of values that differ in the first or only in the last make
+ * pipelines of their own, and each launch adds its own values. */
+static void test_specialized_eight(void **state)
 {
     (void)state;
-    RT_NEED_VULKAN();
+    enum { N = 100 };
+    static const int sets[][8] = {{1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 3, 4, 5, 6, 7, 9}, {-1, 2, 3, 4, 5, 6, 7, 8}};
+    kcrt_kernel *k = rt_kernel("specialize8");
+    kcrt_stats s0 = stats();
+    for (int round = 0; round < 2; round++)
+        for (int v = 0; v < 3; v++) {
+            float x[N];
+            rt_rng r = {70 + (uint64_t)(round * 3 + v)};
+            for (int i = 0; i < N; i++)
+                x[i] = (float)rt_int(&r, -64, 64) / 4.0f;
+            kcrt_buffer *bx = rt_buf_from(x, sizeof(x)), *by = rt_buf(sizeof(x));
+            rt_poison(by, RT_NAN);
+            kcrt_arg args[11] = {KCRT_I32(N)};
+            int sum = 0;
+            for (int j = 0; j < 8; j++)
+                args[1 + j] = KCRT_I32(sets[v][j]), sum += (j + 1) * sets[v][j];
+            args[9] = KCRT_BUF(bx), args[10] = KCRT_BUF(by);
+            ASSERT_OK(kcrt_launch(k, args, 11));
+            float *got = rt_read(by);
+            for (int i = 0; i < N; i++)
+                if (got[i] != x[i] + (float)sum)
+                    fail_msg("set %d: y[%d] = %g, expected %g", v, i, got[i], x[i] + (float)sum);
+            free(got);
+            kcrt_buffer_free(bx), kcrt_buffer_free(by);
+        }
+    if (rt_on_vulkan())
+        assert_int_equal(3, stats().pipelines_created - s0.pipelines_created);
+}
+
+/* Launches specialize.kc with six ops in a context opened with
+ * KCRT_SPECIALIZE=env (read when a device opens) and returns the pipelines
+ * they made. */
+static uint64_t pipelines_with_cap(const char *env)
+{
     kcrt_context *ctx = rt_ctx;
     kcrt_bundle *bundle = rt_bundle;
-    setenv("KCRT_SPECIALIZE", "0", 1);
+    setenv("KCRT_SPECIALIZE", env, 1);
     kcrt_status s = kcrt_open(&rt_ctx, NULL);
     unsetenv("KCRT_SPECIALIZE");
     if (s != KCRT_OK) {
@@ -194,12 +229,45 @@ static void test_specialize_off(void **state)
     assert_int_equal(0, rt_load_bundle());
     kcrt_kernel *k = rt_kernel("specialize");
     kcrt_stats s0 = stats();
-    for (int op = -2; op < 4; op++)
-        spec_launch(k, op, 3, op % 2 != 0, 60 + (uint64_t)op);
-    assert_int_equal(1, stats().pipelines_created - s0.pipelines_created);
+    for (int round = 0; round < 2; round++)
+        for (int op = -2; op < 4; op++)
+            spec_launch(k, op, 3, op % 2 != 0, 60 + (uint64_t)op);
+    uint64_t made = stats().pipelines_created - s0.pipelines_created;
     kcrt_bundle_free(rt_bundle);
     kcrt_close(rt_ctx);
     rt_ctx = ctx, rt_bundle = bundle;
+    return made;
+}
+
+/* KCRT_SPECIALIZE=0: one generic pipeline; =N: N specialised ones, then
+ * the generic one for the values that come later (the tests' setting). */
+static void test_specialize_cap(void **state)
+{
+    (void)state;
+    RT_NEED_VULKAN();
+    assert_int_equal(1, pipelines_with_cap("0"));
+    assert_int_equal(3, pipelines_with_cap("2"));
+    assert_int_equal(6, pipelines_with_cap("99")); /* more than 16 is 16: one a set of values */
+}
+
+/* A KCRT_SPECIALIZE that is not a count fails kcrt_open and says so. */
+static void test_specialize_bad_env(void **state)
+{
+    (void)state;
+    RT_NEED_VULKAN();
+    static const char *bad[] = {"two", "-1", "2x"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        kcrt_context *ctx = NULL;
+        setenv("KCRT_SPECIALIZE", bad[i], 1);
+        kcrt_status s = kcrt_open(&ctx, NULL);
+        unsetenv("KCRT_SPECIALIZE");
+        if (s == KCRT_OK) {
+            kcrt_close(ctx);
+            fail_msg("KCRT_SPECIALIZE=%s: kcrt_open succeeded", bad[i]);
+        }
+        assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, s);
+        assert_non_null(strstr(kcrt_error(NULL), "KCRT_SPECIALIZE"));
+    }
 }
 
 static void test_pools_are_recycled(void **state)
@@ -579,7 +647,9 @@ int main(void)
         cmocka_unit_test_teardown(test_independent_launches_need_no_barrier, rt_teardown),
         cmocka_unit_test_teardown(test_pipelines_made_once_per_variant, rt_teardown),
         cmocka_unit_test_teardown(test_specialized_pipelines, rt_teardown),
-        cmocka_unit_test_teardown(test_specialize_off, rt_teardown),
+        cmocka_unit_test_teardown(test_specialized_eight, rt_teardown),
+        cmocka_unit_test_teardown(test_specialize_cap, rt_teardown),
+        cmocka_unit_test_teardown(test_specialize_bad_env, rt_teardown),
         cmocka_unit_test_teardown(test_pools_are_recycled, rt_teardown),
         cmocka_unit_test_teardown(test_long_runs_submit_on_their_own, rt_teardown),
         cmocka_unit_test_teardown(test_write_waits_for_the_launch_before_it, rt_teardown),
