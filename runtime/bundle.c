@@ -167,6 +167,13 @@ static bool bind(binder *r)
         if (!mark_loadable(r, k))
             return false;
         k->def = variant_for(r, k, k->info.default_variant);
+        char key[256];
+        rt_printf(key, sizeof(key), "default.%s.%s", r->ctx->info.type_name, k->info.name);
+        const char *type_def = kcrt_bundle_meta(r->b, key);
+        k->type_def = type_def ? variant_for(r, k, type_def) : NULL;
+        if (type_def && !k->type_def)
+            rt_log(r->ctx, "kernel %s: its default on a %s device, %s, is not in the bundle for %s; passed over",
+                   k->info.name, r->ctx->info.type_name, type_def, r->ctx->be->name);
         if (!bind_tuned(r, k))
             return false;
     }
@@ -191,11 +198,15 @@ static void log_loaded(const kcrt_bundle *b)
         int mine = 0;
         for (int j = 0; j < k->ntuned; j++)
             mine += k->tuned[j].this_device;
+        char type_def[300] = "";
+        if (k->type_def)
+            rt_printf(type_def, sizeof(type_def), " (on a %s device: %s)", b->ctx->info.type_name,
+                      k->type_def->info->tunables);
         rt_log(b->ctx,
-               "bundle %s: kernel %s: %d variant%s, default %s%s, %d tuned row%s for this device, %d for "
+               "bundle %s: kernel %s: %d variant%s, default %s%s%s, %d tuned row%s for this device, %d for "
                "its family (%s)",
                b->path, k->info.name, k->info.nvariants, k->info.nvariants == 1 ? "" : "s",
-               k->info.default_variant, k->def ? "" : " (not for this backend)", mine, mine == 1 ? "" : "s",
+               k->info.default_variant, k->def ? "" : " (not for this backend)", type_def, mine, mine == 1 ? "" : "s",
                k->ntuned - mine, b->ctx->info.family);
     }
 }

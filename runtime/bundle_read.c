@@ -1065,6 +1065,27 @@ static bool check_digest(rd *r, const rt_kernel *k, int64_t id)
     return true;
 }
 
+const char *const rt_device_types[] = {"cpu", "integrated", "discrete", "virtual", "other", NULL};
+
+/* Each default per device type (meta default.TYPE.KERNEL) names a variant
+ * of the kernel's space; whether the bundle holds it is the binder's
+ * business, as for tuned rows. */
+static bool check_type_defaults(rd *r, const rt_kernel *k)
+{
+    for (int i = 0; rt_device_types[i]; i++) {
+        char key[256], err[256];
+        rt_printf(key, sizeof(key), "default.%s.%s", rt_device_types[i], k->info.name);
+        const char *text = kcrt_bundle_meta(r->b, key);
+        int64_t *tv = rt_alloc(r->a, sizeof(int64_t) * (size_t)(k->info.ntunables + 1));
+        r->table = "meta";
+        if (!tv)
+            return bad(r, "out of memory");
+        if (text && !variant_values(r->a, k, text, tv, err, sizeof(err)))
+            return bad(r, "%s '%s': %s", key, text, err);
+    }
+    return true;
+}
+
 /* Kernel i, and its id in the other tables (an array allocated with the
  * first row). */
 static bool kernel_row(rd *r, sqlite3_stmt *st, void *items, int i, void *user)
@@ -1095,7 +1116,8 @@ static bool read_kernels(rd *r, int64_t **ids_out)
         int saved = r->row;
         if (!read_params(r, k, ids[i]) || !read_checked(r, k) || !read_tunables(r, k, ids[i]) || !read_constraints(r, k, ids[i]) ||
             !read_shapes(r, k, ids[i]) || !check_param_exprs(r, k) || !check_kernel_exprs(r, k, i + 1) ||
-            !read_variants(r, k, ids[i]) || !finish_kernel(r, k) || !check_digest(r, k, ids[i]))
+            !read_variants(r, k, ids[i]) || !finish_kernel(r, k) || !check_digest(r, k, ids[i]) ||
+            !check_type_defaults(r, k))
             return false;
         r->row = saved;
     }

@@ -157,6 +157,12 @@ static rt_variant *choose(kcrt_context *ctx, const rt_kernel *rk, const int64_t 
                       mine ? "this device" : "another device of its family", t->shape_text, d);
         return t->v;
     }
+    char unused[256];
+    if (rk->type_def && runnable(ctx, rk, rk->type_def, unused, sizeof(unused))) {
+        rt_printf(why, len, "the default for a %s device (kc.yaml's defaults): no tuned row for this device (%d for "
+                  "its family) fits", ctx->info.type_name, rk->ntuned);
+        return rk->type_def;
+    }
     rt_printf(why, len, "the default variant: no tuned row for this device (%d for its family) fits",
               rk->ntuned);
     return rk->def;

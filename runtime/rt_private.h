@@ -229,6 +229,7 @@ typedef struct rt_kernel {
     const char *source;   /* its file in the package */
     rt_variant *variants; /* parallel to info.variants */
     rt_variant *def;      /* the default variant for this backend, or NULL */
+    rt_variant *type_def; /* kc.yaml's default for this device's type (meta default.TYPE.KERNEL), or NULL */
     const char *grid[3];      /* KC_GRID's three postfix expressions */
     const char *grid_text[3]; /* and the same for people ("cdiv(n, WG * TM)") */
     int nints;            /* integer scalars: the shape */
@@ -246,6 +247,10 @@ typedef struct rt_kernel {
     int ncheck_files;
     int check_id;
 } rt_kernel;
+
+/* The device types a bundle may name a default for (meta
+ * default.TYPE.KERNEL, from kc.yaml's defaults:), NULL-terminated. */
+extern const char *const rt_device_types[];
 
 struct kcrt_bundle {
     uint32_t magic; /* RT_LIVE_BUNDLE or RT_FREED */

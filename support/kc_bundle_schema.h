@@ -23,7 +23,10 @@
  * libkcrt checks (kc_bundle_digest.h; absent in older bundles, which load
  * as before), and for a `kc build --checked` bundle `checked` and
  * `checked.files.KERNEL` (kc_checked.h), whose variants.args then list
- * the hidden parameters after the kernel's own.
+ * the hidden parameters after the kernel's own. `default.TYPE.KERNEL`
+ * (kc.yaml's `defaults:`, absent in older bundles) names the variant
+ * libkcrt launches untuned on a device of that type ("cpu": lavapipe),
+ * one the bundle holds for every target it was built for.
  *
  * Versions: `application_id` marks a kc bundle; `user_version` is the
  * format version. A reader refuses a newer major format with a clear

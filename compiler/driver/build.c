@@ -108,6 +108,33 @@ static bool spills(const kc_bundle_variant *v, kc_buf *first)
     return true;
 }
 
+/* kc.yaml's defaults per device type (checked when the package was read),
+ * each once, beside the default variant. */
+static void add_type_defaults(kc_arena *a, const kc_bundle_kernel *bk, job_list *jobs)
+{
+    const kc_vec *ds = &bk->cfg->defaults;
+    for (int i = 0; i < ds->len; i++) {
+        const kc_type_default *d = ds->items[i];
+        bool seen = false;
+        for (int j = 0; j < jobs->bindings.len && !seen; j++)
+            seen = strcmp(kc_ir_binding_text(a, jobs->bindings.items[j]), d->tunables) == 0;
+        kc_ir_binding b;
+        char err[256];
+        if (!seen && kc_ir_parse_binding(a, bk->file->prog, bk->kernel, d->tunables, &b, err, sizeof(err)))
+            collect(jobs, &b);
+    }
+}
+
+/* Is text one of the kernel's defaults (a type's included)? Its errors are
+ * printed and fail the build. */
+static bool is_a_default(const kc_bundle_kernel *bk, const char *text)
+{
+    bool is = strcmp(text, bk->default_variant) == 0;
+    for (int i = 0; i < bk->cfg->defaults.len && !is; i++)
+        is = strcmp(((const kc_type_default *)bk->cfg->defaults.items[i])->tunables, text) == 0;
+    return is;
+}
+
 /* Compiles one kernel's variants for every target. */
 static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *const *targets, int ntargets,
                          const kc_build_options *o, kc_vec *variants, progress *pr)
@@ -116,10 +143,12 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
     job_list jobs = {a, {0}};
     kc_ir_binding def = kc_ir_default_binding(a, prog, bk->kernel);
     bk->default_variant = kc_ir_binding_text(a, &def);
-    if (o->all_variants)
+    if (o->all_variants) {
         kc_ir_each_variant(a, prog, bk->kernel, collect, &jobs);
-    else
+    } else {
         collect(&jobs, &def);
+        add_type_defaults(a, bk, &jobs);
+    }
     bool ok = true;
     long left_out = 0, spilling = 0;
     kc_buf first_failure = {0}, first_spill = {0};
@@ -127,7 +156,7 @@ static bool build_kernel(kc_arena *a, kc_bundle_kernel *bk, const kc_target *con
         for (int i = 0; i < jobs.bindings.len; i++) {
             const kc_ir_binding *b = jobs.bindings.items[i];
             const char *text = kc_ir_binding_text(a, b);
-            bool is_default = strcmp(text, bk->default_variant) == 0;
+            bool is_default = is_a_default(bk, text);
             kc_diag quiet; /* a non-default variant's errors are summarised, not printed */
             kc_diag_init(&quiet, &bk->file->ctx.src, NULL);
             kc_diag *d = is_default ? (kc_diag *)&bk->file->ctx.diag : &quiet;

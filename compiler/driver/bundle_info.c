@@ -223,6 +223,21 @@ static json_t *tuned_json(kc_bundle *b, int kernel)
     return a;
 }
 
+/* {"cpu": "WG=128,TQ=4"}: kc.yaml's defaults per device type, from the
+ * meta (support/kc_bundle_schema.h). */
+static json_t *type_defaults_json(kc_bundle *b, const char *kernel)
+{
+    json_t *o = json_object();
+    for (int i = 0; kc_device_types[i]; i++) {
+        char key[300];
+        snprintf(key, sizeof(key), "default.%s.%s", kc_device_types[i], kernel);
+        const char *v = kc_bundle_meta(b, key);
+        if (v)
+            json_object_set_new(o, kc_device_types[i], json_string(v));
+    }
+    return o;
+}
+
 static json_t *kernel_json(kc_bundle *b, int i)
 {
     const kcrt_kernel_info *k = kcrt_bundle_kernel_info(b->file, i);
@@ -238,6 +253,7 @@ static json_t *kernel_json(kc_bundle *b, int i)
     json_object_set_new(o, "shapes", strings_json(k->shapes, k->nshapes));
     json_object_set_new(o, "variants", variants_json(b, i, k));
     json_object_set_new(o, "tuned", tuned_json(b, i));
+    json_object_set_new(o, "type_defaults", type_defaults_json(b, k->name));
     return o;
 }
 
@@ -451,6 +467,11 @@ static void text_kernel(kc_buf *out, json_t *k)
     if (count)
         kc_buf_printf(out, " %d", count);
     kc_buf_putc(out, '\n');
+    const char *type;
+    json_t *d;
+    json_object_foreach(json_object_get(k, "type_defaults"), type, d)
+        kc_buf_printf(out, "  default    on a %s device: %s (kc.yaml's defaults, where no tuned row fits)\n", type,
+                      json_string_value(d));
     text_resources(out, vs);
     json_t *tuned = json_object_get(k, "tuned");
     if (!json_array_size(tuned))

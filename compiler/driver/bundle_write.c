@@ -204,6 +204,12 @@ static bool write_kernel(sqlite3 *db, kc_arena *a, const kc_bundle_kernel *bk, k
     }
     if (!run(db, err, "INSERT INTO meta VALUES('digest.' || ?1, ?2)", "tt", k->name, digest))
         return false;
+    for (int i = 0; i < c->defaults.len; i++) {
+        const kc_type_default *d = c->defaults.items[i];
+        if (!run(db, err, "INSERT INTO meta VALUES('default.' || ?1 || '.' || ?2, ?3)", "ttt", d->type, k->name,
+                 d->tunables))
+            return false;
+    }
     for (int i = 0; i < c->shapes.len; i++)
         if (!run(db, err, "INSERT INTO shapes(kernel_id, idx, shape) VALUES(?1, ?2, ?3)", "iit", bk->id, (int64_t)i,
                  (const char *)c->shapes.items[i]))

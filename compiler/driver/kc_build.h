@@ -19,6 +19,17 @@
 
 /* ---- packages ------------------------------------------------------------------ */
 
+/* kc.yaml's `defaults: {cpu: {WG: 128, TQ: 4}}`: the variant libkcrt
+ * launches, where no tuned row fits, on a device of that type. */
+typedef struct kc_type_default {
+    const char *type;       /* a kcrt_device_info.type_name: "cpu", "integrated", … */
+    const char *tunables;   /* "TQ=4,WG=128" as written; in declaration order once checked */
+    kc_loc loc;
+} kc_type_default;
+
+/* The device types `defaults:` may name, NULL-terminated. */
+extern const char *const kc_device_types[];
+
 /* A kernel's entry in kc.yaml. */
 typedef struct kc_kernel_cfg {
     const char *name;
@@ -28,6 +39,7 @@ typedef struct kc_kernel_cfg {
     double tolerance;       /* relative L2 against the default variant */
     kc_iexpr *bytes, *flops; /* per launch, over integer scalars; may be NULL */
     kc_loc bytes_loc, flops_loc; /* where kc.yaml gives them */
+    kc_vec defaults;        /* kc_type_default*, one a device type */
 } kc_kernel_cfg;
 
 typedef struct kc_pkg_file {

@@ -9,6 +9,7 @@
  *       tolerance: 1e-5                 # relative L2 against the default variant
  *       bytes: 12 * n                   # per launch, for kc bench
  *       flops: 2 * n
+ *       defaults: {cpu: {WG: 256}}      # the untuned variant on a CPU driver (lavapipe)
  *
  * kc.yaml is read with libyaml; every mistake in it is reported at its
  * line and column like a mistake in a kernel.
@@ -23,6 +24,8 @@
 #include <yaml.h>
 
 static const char *const init_kinds[] = {"uniform", "normal", "positive", "ones", "index", NULL};
+/* kcrt_device_info.type_name's values (runtime/include/kc/kcrt.h) */
+const char *const kc_device_types[] = {"cpu", "integrated", "discrete", "virtual", "other", NULL};
 
 static bool is_dir(const char *path)
 {
@@ -153,6 +156,42 @@ static bool repeated_key(yaml_reader *Y, yaml_node_t *map, yaml_node_pair_t *pr)
     return false;
 }
 
+/* defaults: {cpu: {WG: 128, TQ: 4}, integrated: {...}} */
+static void read_defaults(yaml_reader *Y, kc_kernel_cfg *c, yaml_node_t *n)
+{
+    if (n->type != YAML_MAPPING_NODE) {
+        yerror(Y, n, "defaults: must be a mapping of device types to tunables, like {cpu: {WG: 128}}");
+        return;
+    }
+    for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = node(Y, pr->key);
+        const char *type = scalar(k);
+        bool known = false;
+        for (int i = 0; type && kc_device_types[i]; i++)
+            known |= strcmp(type, kc_device_types[i]) == 0;
+        if (!known) {
+            yerror(Y, k, "defaults: '%s' is not a device type (cpu, integrated, discrete, virtual, other)",
+                   type ? type : "?");
+            continue;
+        }
+        if (repeated_key(Y, n, pr))
+            continue;
+        yaml_node_t *v = node(Y, pr->value);
+        if (v->type != YAML_MAPPING_NODE) {
+            yerror(Y, v, "defaults: %s: must be a mapping of tunables to values, like {WG: 128}", type);
+            continue;
+        }
+        const char *t = flat_map(Y, v, "a default");
+        if (!t)
+            continue;
+        kc_type_default *d = KC_NEW(&Y->p->arena, kc_type_default);
+        d->type = kc_arena_strdup(&Y->p->arena, type);
+        d->tunables = t;
+        d->loc = where(Y, v);
+        kc_vec_push(&Y->p->arena, &c->defaults, d);
+    }
+}
+
 static void read_kernel(yaml_reader *Y, const char *name, yaml_node_t *n, yaml_node_t *key)
 {
     kc_kernel_cfg *c = KC_NEW(&Y->p->arena, kc_kernel_cfg);
@@ -164,7 +203,7 @@ static void read_kernel(yaml_reader *Y, const char *name, yaml_node_t *n, yaml_n
     if (n->type == YAML_SCALAR_NODE && !*scalar(n))
         return; /* "saxpy:" with nothing under it */
     if (n->type != YAML_MAPPING_NODE) {
-        yerror(Y, n, "the entry for kernel '%s' must be a mapping (shapes:, init:, tolerance:, bytes:, flops:)", name);
+        yerror(Y, n, "the entry for kernel '%s' must be a mapping (shapes:, init:, tolerance:, bytes:, flops:, defaults:)", name);
         return;
     }
     for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
@@ -202,9 +241,11 @@ static void read_kernel(yaml_reader *Y, const char *name, yaml_node_t *n, yaml_n
         } else if (strcmp(ks, "flops") == 0) {
             c->flops = yaml_iexpr(Y, v, "flops:");
             c->flops_loc = where(Y, v);
+        } else if (strcmp(ks, "defaults") == 0) {
+            read_defaults(Y, c, v);
         } else {
             /* an error, not a warning: "shape:" for "shapes:" would build, then tune nothing */
-            yerror(Y, k, "unknown key '%s' for kernel '%s' (kc.yaml knows shapes, init, tolerance, bytes, flops)", ks,
+            yerror(Y, k, "unknown key '%s' for kernel '%s' (kc.yaml knows shapes, init, tolerance, bytes, flops, defaults)", ks,
                    name);
         }
     }
@@ -355,8 +396,26 @@ static void check_size_expr(kc_package *p, const kc_kernel_cfg *c, const kc_func
     }
 }
 
+/* Each default is a variant of the kernel's space (named tunables, values
+ * among theirs, KC_REQUIRE holds), written in declaration order after. */
+static void check_defaults(kc_package *p, kc_kernel_cfg *c, const kc_pkg_file *file, const kc_func *k)
+{
+    for (int i = 0; i < c->defaults.len && file->prog; i++) {
+        kc_type_default *d = c->defaults.items[i];
+        kc_ir_binding b;
+        char err[256];
+        if (!kc_ir_parse_binding(&p->arena, file->prog, k, d->tunables, &b, err, sizeof(err))) {
+            kc_error_at(&p->yaml_ctx.diag, d->loc, "defaults: %s of '%s': %s", d->type, c->name, err);
+            p->nerrors++;
+        } else {
+            d->tunables = kc_ir_binding_text(&p->arena, &b);
+        }
+    }
+}
+
 /* Every kc.yaml entry must match a kernel: the shape names its integer
- * scalars, init names its buffers with a known kind. */
+ * scalars, init names its buffers with a known kind, defaults are
+ * variants of it. */
 static void check_cfg(kc_package *p, kc_kernel_cfg *c)
 {
     kc_diag *d = &p->yaml_ctx.diag;
@@ -390,6 +449,7 @@ static void check_cfg(kc_package *p, kc_kernel_cfg *c)
         check_shape_complete(p, c, k, c->shapes.items[s]);
     check_size_expr(p, c, k, c->bytes, c->bytes_loc, "bytes:");
     check_size_expr(p, c, k, c->flops, c->flops_loc, "flops:");
+    check_defaults(p, c, file, k);
     char *copy = kc_arena_strdup(&p->arena, c->init), *save = NULL;
     for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');

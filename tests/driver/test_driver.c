@@ -169,6 +169,14 @@ static void yaml_mistakes_are_refused(void **state)
         {"kernels:\n  saxpy:\n    shape: [{n: 100}]\n", "kc.yaml:3:5: error: unknown key 'shape' for kernel 'saxpy'"},
         {"kernels:\n  saxpy:\n    shapes: [{n: 100}]\n---\nkernels: {}\n",
          "kc.yaml:5:1: error: kc.yaml holds a second document"},
+        {"kernels:\n  saxpy:\n    defaults: {gpu: {WG: 64}}\n",
+         "kc.yaml:3:16: error: defaults: 'gpu' is not a device type (cpu, integrated, discrete, virtual, other)"},
+        {"kernels:\n  saxpy:\n    defaults: {cpu: {WG: 100}}\n",
+         "kc.yaml:3:21: error: defaults: cpu of 'saxpy': 100 is not one of the values of WG"},
+        {"kernels:\n  saxpy:\n    defaults: {cpu: {BM: 1}}\n",
+         "kc.yaml:3:21: error: defaults: cpu of 'saxpy': 'BM' is not a tunable of kernel 'saxpy'"},
+        {"kernels:\n  saxpy:\n    defaults: {cpu: 64}\n",
+         "kc.yaml:3:21: error: defaults: cpu: must be a mapping of tunables to values, like {WG: 128}"},
         {NULL, "error: cannot read"},
     };
     for (size_t i = 0; i < KC_COUNT(cases); i++) {
@@ -180,6 +188,35 @@ static void yaml_mistakes_are_refused(void **state)
         ASSERT_CONTAINS(text, cases[i].message);
         free(text);
     }
+}
+
+/* kc.yaml's default per device type is built beside the default variant
+ * and named in the meta, its tunables in declaration order. */
+static void type_defaults_are_built(void **state)
+{
+    (void)state;
+    int status;
+    char *text = build_with_yaml("typedef", "kernels:\n  saxpy:\n    defaults: {cpu: {TM: 1, WG: 64}, "
+                                            "integrated: {WG: 128}}\n", &status);
+    assert_int_equal(0, status);
+    free(text);
+    const char *path = "typedef.kcb"; /* the package's name, in the working directory */
+    sqlite3 *db;
+    assert_int_equal(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL));
+    sqlite3_stmt *st;
+    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * "
+                                                   "FROM meta WHERE key LIKE 'default.%' ORDER BY key)", -1, &st, NULL));
+    assert_int_equal(SQLITE_ROW, sqlite3_step(st));
+    assert_string_equal("default.cpu.saxpy=WG=64,TM=1 default.integrated.saxpy=WG=128,TM=4",
+                        (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(db, "SELECT group_concat(tunables, ' ') FROM (SELECT tunables FROM "
+                                                   "variants ORDER BY tunables)", -1, &st, NULL));
+    assert_int_equal(SQLITE_ROW, sqlite3_step(st)); /* the integrated one is the default itself: built once */
+    assert_string_equal("WG=128,TM=4 WG=64,TM=1", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    unlink(path);
 }
 
 /* Bundles are files to ship: the mode follows the umask like any file the
@@ -297,6 +334,7 @@ int main(void)
         cmocka_unit_test(failed_build_keeps_the_old_bundle),
         cmocka_unit_test(yaml_errors_are_located),
         cmocka_unit_test(yaml_mistakes_are_refused),
+        cmocka_unit_test(type_defaults_are_built),
         cmocka_unit_test(bundles_follow_the_umask),
         cmocka_unit_test(export_stays_in_its_folder),
         cmocka_unit_test(check_refuses_what_build_would),

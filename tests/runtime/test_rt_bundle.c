@@ -453,6 +453,60 @@ static void test_tuned_none_gives_the_default(void **state)
     kcrt_bundle_free(b);
 }
 
+/* The bundle with kc.yaml's default for a device type (meta
+ * default.TYPE.saxpy, as kc build writes it) set to variant, then sql. */
+static kcrt_bundle *with_type_default(const char *type, const char *variant, const char *sql)
+{
+    char *edit = sqlite3_mprintf("INSERT INTO meta VALUES('default.%q.saxpy', '%q'); %s", type, variant, sql);
+    const char *path = edited("typedef.kcb", edit);
+    sqlite3_free(edit);
+    kcrt_bundle *b;
+    ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
+    unlink(path);
+    return b;
+}
+
+/* Untuned, a device of the type gets its default; another type's default
+ * changes nothing; a tuned row of the device still wins. */
+static void test_type_default_where_untuned(void **state)
+{
+    (void)state;
+    const char *why, *type = kcrt_device_info_get(rt_ctx)->type_name;
+    const char *other = strcmp(type, "discrete") ? "discrete" : "integrated";
+    kcrt_bundle *b = with_type_default(type, "SX_WG=32,SX_TM=4", "");
+    assert_string_equal("SX_WG=32,SX_TM=4", choice(b, 1000, &why));
+    ASSERT_CONTAINS(why, "the default for a");
+    ASSERT_CONTAINS(why, type);
+    kcrt_bundle_free(b);
+    b = with_type_default(other, "SX_WG=32,SX_TM=4", "");
+    assert_string_equal("SX_WG=64,SX_TM=2", choice(b, 1000, &why));
+    ASSERT_CONTAINS(why, "the default variant");
+    kcrt_bundle_free(b);
+    const kcrt_device_info *d = kcrt_device_info_get(rt_ctx);
+    char *row = sqlite3_mprintf("INSERT INTO tuned VALUES('%q', '%q', '%q', (SELECT id FROM kernels WHERE name = "
+                                "'saxpy'), 'n=1000', 'SX_WG=128,SX_TM=1', 100);",
+                                d->key, d->family, d->backend);
+    b = with_type_default(type, "SX_WG=32,SX_TM=4", row);
+    sqlite3_free(row);
+    assert_string_equal("SX_WG=128,SX_TM=1", choice(b, 1000, &why));
+    ASSERT_CONTAINS(why, "tuned for this device");
+    kcrt_bundle_free(b);
+}
+
+/* A default naming what the kernel lacks is damage; one whose variant the
+ * bundle does not hold is passed over, as a tuned row's would be. */
+static void test_type_default_damaged(void **state)
+{
+    (void)state;
+    refused(edited("typedef-bad.kcb", "INSERT INTO meta VALUES('default.cpu.saxpy', 'SX_XX=7')"),
+            KCRT_ERROR_BAD_BUNDLE, "default.cpu.saxpy 'SX_XX=7'");
+    const char *why;
+    kcrt_bundle *b = with_type_default(kcrt_device_info_get(rt_ctx)->type_name, "SX_WG=7", "");
+    assert_string_equal("SX_WG=64,SX_TM=2", choice(b, 1000, &why));
+    ASSERT_CONTAINS(why, "the default variant");
+    kcrt_bundle_free(b);
+}
+
 static void test_tuned_exact_shape_for_this_device(void **state)
 {
     (void)state;
@@ -721,6 +775,8 @@ int main(void)
         cmocka_unit_test_teardown(test_variants_the_device_cannot_run, rt_teardown),
         cmocka_unit_test_teardown(test_fuzz_truncated_and_flipped, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_none_gives_the_default, rt_teardown),
+        cmocka_unit_test_teardown(test_type_default_where_untuned, rt_teardown),
+        cmocka_unit_test_teardown(test_type_default_damaged, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_exact_shape_for_this_device, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_nearest_shape_in_log_space, rt_teardown),
         cmocka_unit_test_teardown(test_tuned_nearest_in_several_dimensions, rt_teardown),

@@ -200,7 +200,7 @@ bool td_winner(td_search *r, kc_arena *a, const char **variant, double *time_ns)
 /* Transfer (transfer.c): up to max points (ndims ints each) that won
  * earlier searches of this kernel, nearest shapes first, to start from;
  * says which in note ("BM=64,BN=128 (M=140,N=768,K=768), ..."). */
-enum { TRANSFER_SHAPES = 2, TRANSFER_MAX = TRANSFER_SHAPES + 1 };
+enum { TRANSFER_SHAPES = 2, TRANSFER_MAX = TRANSFER_SHAPES + 2 }; /* and a family row, a type default */
 int td_transfer_seeds(td_search *r, kc_arena *a, int *seeds, int max, kc_buf *note);
 
 /* Writes the winner (binary if missing, tuned row) to the bundle. */

@@ -14,7 +14,9 @@
  *     rule, DESIGN.md §6);
  *   - the bundle's tuned table: the winner of another device of this
  *     device's family on the same backend, at this shape or else the
- *     nearest one.
+ *     nearest one;
+ *   - kc.yaml's default for this device's type (`defaults: {cpu: ...}`),
+ *     the variant libkcrt launches here untuned.
  *
  * The seeds are measured right after the default variant, before the
  * strategy runs, and the smart strategies start from the fastest of them
@@ -70,11 +72,12 @@ static double shape_distance(const char *x, const char *y)
     return nx == ny ? d : INFINITY;
 }
 
+/* shape NULL: a seed for every shape (a default per device type). */
 static void add(gather *g, const char *shape, const char *variant, const char *from)
 {
     int point[65];
     const td_kernel *tk = g->r->tk;
-    double d = shape_distance(g->r->shape, shape);
+    double d = shape ? shape_distance(g->r->shape, shape) : 0;
     if (isinf(d) || !td_point_of(tk, variant, point) || !tk->space.valid(tk->space.user, point) ||
         memcmp(point, tk->start, sizeof(int) * (size_t)tk->ndims) == 0)
         return;
@@ -88,7 +91,7 @@ static void add(gather *g, const char *shape, const char *variant, const char *f
             memcpy(c, g->c, sizeof(candidate) * (size_t)g->n);
         g->c = c, g->cap = cap;
     }
-    g->c[g->n++] = (candidate){kc_arena_strdup(g->a, shape), kc_arena_strdup(g->a, variant),
+    g->c[g->n++] = (candidate){kc_arena_strdup(g->a, shape ? shape : ""), kc_arena_strdup(g->a, variant),
                                kc_arena_strdup(g->a, from), d};
 }
 
@@ -154,6 +157,17 @@ static void from_family(gather *g)
     add(g, fam.c[0].shape, fam.c[0].variant, device_name(g->a, fam.c[0].from));
 }
 
+/* kc.yaml's default for this device's type, which the bundle keeps in its
+ * meta (support/kc_bundle_schema.h). */
+static void from_type_default(gather *g)
+{
+    const td_session *s = g->r->s;
+    const char *key = kc_arena_printf(g->a, "default.%s.%s", s->dev->type_name, g->r->tk->name);
+    const char *variant = kc_bundle_meta(s->b, key);
+    if (variant)
+        add(g, NULL, variant, kc_arena_printf(g->a, "kc.yaml's default for a %s device", s->dev->type_name));
+}
+
 int td_transfer_seeds(td_search *r, kc_arena *a, int *seeds, int max, kc_buf *note)
 {
     gather g = {r, a, NULL, 0, 0};
@@ -165,12 +179,16 @@ int td_transfer_seeds(td_search *r, kc_arena *a, int *seeds, int max, kc_buf *no
     if (g.n > TRANSFER_SHAPES)
         g.n = TRANSFER_SHAPES;
     from_family(&g);
+    from_type_default(&g);
     int n = 0;
     for (int i = 0; i < g.n && n < max; i++) {
         if (!td_point_of(r->tk, g.c[i].variant, seeds + n * r->tk->ndims))
             continue;
-        kc_buf_printf(note, "%s%s (%s%s%s)", n ? ", " : "", g.c[i].variant, g.c[i].shape,
-                      *g.c[i].from ? " on " : "", g.c[i].from);
+        if (*g.c[i].shape)
+            kc_buf_printf(note, "%s%s (%s%s%s)", n ? ", " : "", g.c[i].variant, g.c[i].shape,
+                          *g.c[i].from ? " on " : "", g.c[i].from);
+        else
+            kc_buf_printf(note, "%s%s (%s)", n ? ", " : "", g.c[i].variant, g.c[i].from);
         n++;
     }
     return n;
