@@ -69,6 +69,16 @@ static const char *edited(const char *name, const char *sql)
     return path;
 }
 
+/* The test bundle edited by sql, loaded (the file is gone after). */
+static kcrt_bundle *load_edited(const char *name, const char *sql)
+{
+    const char *path = edited(name, sql);
+    kcrt_bundle *b;
+    ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
+    unlink(path);
+    return b;
+}
+
 /* Loads path; it must fail with status and a message holding each needle. */
 static void refused(const char *path, kcrt_status status, const char *needle)
 {
@@ -421,11 +431,8 @@ static kcrt_bundle *with_tuned(const char *kernel, const char *const *rows, int 
         sqlite3_free(key);
         sqlite3_free(fam);
     }
-    const char *path = edited("tuned.kcb", sql);
+    kcrt_bundle *b = load_edited("tuned.kcb", sql);
     free(sql);
-    kcrt_bundle *b;
-    ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
-    unlink(path);
     return b;
 }
 
@@ -458,11 +465,8 @@ static void test_tuned_none_gives_the_default(void **state)
 static kcrt_bundle *with_type_default(const char *type, const char *variant, const char *sql)
 {
     char *edit = sqlite3_mprintf("INSERT INTO meta VALUES('default.%q.saxpy', '%q'); %s", type, variant, sql);
-    const char *path = edited("typedef.kcb", edit);
+    kcrt_bundle *b = load_edited("typedef.kcb", edit);
     sqlite3_free(edit);
-    kcrt_bundle *b;
-    ASSERT_OK(kcrt_bundle_load(rt_ctx, path, &b));
-    unlink(path);
     return b;
 }
 
