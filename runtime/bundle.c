@@ -169,7 +169,8 @@ static bool bind(binder *r)
         k->def = variant_for(r, k, k->info.default_variant);
         char key[256];
         rt_printf(key, sizeof(key), "default.%s.%s", r->ctx->info.type_name, k->info.name);
-        const char *type_def = kcrt_bundle_meta(r->b, key);
+        const char *off = getenv("KCRT_TYPE_DEFAULTS");
+        const char *type_def = off && strcmp(off, "0") == 0 ? NULL : kcrt_bundle_meta(r->b, key);
         k->type_def = type_def ? variant_for(r, k, type_def) : NULL;
         if (type_def && !k->type_def)
             rt_log(r->ctx, "kernel %s: its default on a %s device, %s, is not in the bundle for %s; passed over",

@@ -24,14 +24,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTS = os.path.join(ROOT, "python", "tests")
 
-# name, what the bug is, file, text, its replacement (every occurrence), the tests (pytest -k of one file)
+# name, what the bug is, file, text, its replacement (every occurrence), the tests (pytest -k of one file),
+# and optionally the tests' environment: KCRT_TYPE_DEFAULTS=0 runs the kernels' GPU defaults on lavapipe,
+# where kc.yaml's cpu defaults would launch other designs (docs/kernels.md, "kc.yaml")
 MUTANTS = [
     ("conv1d-tap", "an off-by-one tap: conv1d reads x one sample late (both designs, float and half)",
      "kernels/include/conv1d.kch", "j * dil - pad", "j * dil - pad + 1",
      "test_nn.py", "test_conv1d and not strided"),
     ("gemm-dropped-term", "the shared register-tile product drops every fourth k term (gemm, conv1d, conv_transpose1d)",
      "kernels/include/mma.kch", "                acc[i][q] += a[i].w * b[3][q];\n", "",
-     "test_nn.py", "test_linear or test_conv1d"),
+     "test_nn.py", "test_linear or test_conv1d", {"KCRT_TYPE_DEFAULTS": "0"}),
     ("linear-columns", "linear's shared design stores a thread's columns where gemm's would be (4 side by side)",
      "kernels/include/gemm.kch", "(4 * q + j) * (BN / TN) - j;", "4 * q * (BN / TN);",
      "test_nn.py", "test_linear"),
@@ -95,9 +97,9 @@ def build(kc, dst):
     return bundle
 
 
-def pytest(dst, lib, bundle, test_file, select):
+def pytest(dst, lib, bundle, test_file, select, extra_env=None):
     env = dict(os.environ, KCRT_LIBRARY=lib, KCRT_TEST_RVC_BUNDLE=bundle, KCRT_VALIDATION="1",
-               PYTHONPATH=os.path.join(dst, "python"), PYTHONDONTWRITEBYTECODE="1")
+               PYTHONPATH=os.path.join(dst, "python"), PYTHONDONTWRITEBYTECODE="1", **(extra_env or {}))
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", os.path.join(TESTS, test_file)]
     if select:
         cmd += ["-k", select]
@@ -128,7 +130,7 @@ def main():
         bundle = build(kc, clean)
         print("the unchanged package first: every mutant's tests must pass on it")
         for m in mutants:
-            rc, last, lines = pytest(clean, lib, bundle, m[5], m[6])
+            rc, last, lines = pytest(clean, lib, bundle, m[5], m[6], m[7] if len(m) > 7 else None)
             if rc == 5 or (rc == 0 and " passed" not in last):
                 print("nothing ran (no device, no torch, or every test skipped): %s" % last)
                 return 77
@@ -140,12 +142,12 @@ def main():
 
         print("\n%-18s %-7s %6s  %s" % ("mutant", "result", "time", "caught by (the first failing test)"))
         missed = 0
-        for name, what, path, old, new, test_file, select in mutants:
+        for name, what, path, old, new, test_file, select, *env in mutants:
             t0 = time.time()
             dst = os.path.join(base, name)
             copy_tree(dst)
             apply(dst, path, old, new)
-            rc, last, _ = pytest(dst, lib, build(kc, dst), test_file, select)
+            rc, last, _ = pytest(dst, lib, build(kc, dst), test_file, select, env[0] if env else None)
             caught = rc == 1
             missed += not caught
             print("%-18s %-7s %5.0fs  %s" % (name, "caught" if caught else "MISSED", time.time() - t0,
