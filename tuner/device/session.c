@@ -357,7 +357,7 @@ static void start_from_earlier_winners(td_session *s, td_search *r, kc_arena *a)
     if (n > 0) {
         r->space.seeds = seeds, r->space.nseeds = n;
         if (!s->o->quiet)
-            td_progress_say(&s->progress, "%s %s: starting from the default and %d earlier winner%s: %s",
+            td_progress_say(&s->progress, "%s %s: starting from the default and %d seed%s: %s",
                             r->tk->name, r->shape, n, n == 1 ? "" : "s", note.data);
     }
     kc_buf_free(&note);
