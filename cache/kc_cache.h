@@ -123,4 +123,25 @@ bool kc_cache_export_kernel_tuner(kc_cache *c, const kc_cache_filter *f, const c
 typedef bool (*kc_cache_each_fn)(void *user, const kc_cache_key *k, const kc_cache_result *r);
 bool kc_cache_each(kc_cache *c, const kc_cache_filter *f, kc_cache_each_fn fn, void *user);
 
+/* `kc cache defaults`: for each kernel on each device (its newest source
+ * and kc version, warm timings), the variant closest to every measured
+ * shape's winner, a candidate for the kernel's kc.yaml default on that
+ * kind of device. */
+typedef struct kc_cache_proposal {
+    const char *kernel, *device_key, *device, *backend, *source_hash;
+    int shapes;           /* shapes compared */
+    int shapes_left_out;  /* shapes too few variants were measured at */
+    const char *left_out; /* their names, "; " between; NULL when none */
+    int candidates;       /* variants that ran correctly at every compared shape */
+    const char *variant;  /* the proposal ("WG=64,TM=4"); NULL when no candidate */
+    double mean_slowdown; /* geometric mean over the shapes of time / the shape's winner */
+    double worst_slowdown;
+    const char *worst_shape;
+    const char *runner_up; /* the next candidate, or NULL */
+    double runner_up_mean;
+} kc_cache_proposal;
+/* One proposal per kernel and device matching the filter (its shape is not
+ * used), in the arena; returns how many, or -1 when the query failed. */
+int kc_cache_propose_defaults(kc_cache *c, const kc_cache_filter *f, kc_cache_proposal **out, kc_arena *a);
+
 #endif

@@ -1,6 +1,7 @@
 /*
- * cmd_cache.c — `kc cache list|export|import|clear|check|repair`.
+ * cmd_cache.c — `kc cache list|defaults|export|import|clear|check|repair`.
  */
+#include "kc/kcrt.h"
 #include "kc_cache.h"
 #include "kc_tools.h"
 
@@ -40,11 +41,17 @@ static int parse(int argc, char **argv, cache_opts *o)
         }
     }
     if (!o->action)
-        return kc_usage_error("cache", "say what to do: list, export, import, clear, check or repair");
+        return kc_usage_error("cache", "say what to do: list, defaults, export, import, clear, check or repair");
     bool file_action = !strcmp(o->action, "export") || !strcmp(o->action, "import");
     bool whole = !strcmp(o->action, "check") || !strcmp(o->action, "repair");
-    if (strcmp(o->action, "list") && strcmp(o->action, "clear") && !file_action && !whole)
-        return kc_usage_error("cache", "no action '%s' (list, export, import, clear, check, repair)", o->action);
+    bool listing = !strcmp(o->action, "list") || !strcmp(o->action, "defaults");
+    if (!listing && strcmp(o->action, "clear") && !file_action && !whole)
+        return kc_usage_error("cache", "no action '%s' (list, defaults, export, import, clear, check, repair)",
+                              o->action);
+    if (!strcmp(o->action, "defaults") && o->filter.shape)
+        return kc_usage_error("cache", "defaults weighs every shape measured; it takes no --shape");
+    if (!strcmp(o->action, "defaults") && o->file)
+        return kc_usage_error("cache", "defaults takes no FILE");
     if (whole && o->file)
         return kc_usage_error("cache", "%s takes no FILE; name the cache with --cache", o->action);
     if (file_action && !o->file && !o->kernel_tuner)
@@ -52,9 +59,90 @@ static int parse(int argc, char **argv, cache_opts *o)
     return KC_EXIT_OK;
 }
 
+/* The type kc.yaml's defaults are keyed by ("cpu", "discrete", ...), when
+ * the device is on this machine; NULL otherwise. */
+static const char *device_type(const char *device_key, kcrt_device_info *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(list[i].key, device_key))
+            return list[i].type_name;
+    return NULL;
+}
+
+/* "WG=64,TM=4" as kc.yaml writes it: "{WG: 64, TM: 4}" */
+static void yaml_variant(kc_buf *out, const char *variant)
+{
+    kc_buf_puts(out, "{");
+    for (const char *p = variant; *p; p++) {
+        if (*p == '=')
+            kc_buf_puts(out, ": ");
+        else if (*p == ',')
+            kc_buf_puts(out, ", ");
+        else
+            kc_buf_printf(out, "%c", *p);
+    }
+    kc_buf_puts(out, "}");
+}
+
+static void print_proposal(const kc_cache_proposal *p, const char *type)
+{
+    printf("%s on %s (%s; source %.12s)\n", p->kernel, p->device, p->backend, p->source_hash);
+    if (!p->variant) {
+        printf("  no variant ran correctly at every shape measured\n\n");
+        return;
+    }
+    printf("  %d shape%s compared, %d variant%s measured at every one\n", p->shapes, p->shapes == 1 ? "" : "s",
+           p->candidates, p->candidates == 1 ? "" : "s");
+    if (p->left_out)
+        printf("  left out, too few variants measured: %s\n", p->left_out);
+    printf("  proposed   %-40s %.2fx each shape's winner (geometric mean), at worst %.2fx (%s)\n", p->variant,
+           p->mean_slowdown, p->worst_slowdown, p->worst_shape);
+    if (p->runner_up)
+        printf("  next       %-40s %.2fx\n", p->runner_up, p->runner_up_mean);
+    if (p->candidates < 3 && p->shapes > 1)
+        printf("  few to choose from: each shape's search measured other variants; `kc tune --budget all` at "
+               "these shapes, or at fewer, measures more of them everywhere\n");
+    kc_buf yaml = {0};
+    yaml_variant(&yaml, p->variant);
+    printf("  kc.yaml    defaults: {%s: %s}\n\n", type ? type : "TYPE", yaml.data);
+    kc_buf_free(&yaml);
+}
+
+/* `kc cache defaults`: a proposed kc.yaml default per kernel and device. */
+static int propose(kc_cache *c, const cache_opts *o)
+{
+    kc_arena a;
+    kc_arena_init(&a);
+    kc_cache_proposal *p;
+    int n = kc_cache_propose_defaults(c, &o->filter, &p, &a);
+    int devices = 0;
+    char err[256];
+    kcrt_device_info *list = NULL;
+    if (n > 0 && kcrt_devices(NULL, NULL, 0, &devices, err, sizeof(err)) == KCRT_OK && devices > 0) {
+        list = calloc((size_t)devices, sizeof(*list));
+        if (!list || kcrt_devices(NULL, list, devices, &devices, err, sizeof(err)) != KCRT_OK)
+            devices = 0;
+    }
+    bool untyped = false;
+    for (int i = 0; i < n; i++) {
+        const char *type = device_type(p[i].device_key, list, devices);
+        untyped |= p[i].variant && !type;
+        print_proposal(&p[i], type);
+    }
+    if (!n)
+        fprintf(stderr, "kc cache: no results match; see kc cache list\n");
+    if (untyped)
+        printf("TYPE: the device's type as `kc devices` names it there (cpu, integrated, discrete, virtual, other)\n");
+    free(list);
+    kc_arena_free(&a);
+    return n < 0 ? KC_EXIT_ERROR : KC_EXIT_OK;
+}
+
 static int run(kc_cache *c, const cache_opts *o)
 {
     char err[512];
+    if (!strcmp(o->action, "defaults"))
+        return propose(c, o);
     if (!strcmp(o->action, "list")) {
         kc_buf out = {0};
         kc_cache_list(c, &o->filter, o->json, &out);

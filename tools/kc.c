@@ -102,8 +102,9 @@ const kc_command kc_commands[] = {
      "                   file:line:col, array, index) when the work completes;\n"
      "                   for finding bugs, not for shipping (docs/runtime.md)\n"
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
-    {"cache", kc_cmd_cache, "list, export, import, clear, check or repair tuning results",
+    {"cache", kc_cmd_cache, "list, export, import, clear, check or repair tuning results; propose defaults",
      "usage: kc cache list [--json] [FILTERS]\n"
+     "       kc cache defaults [FILTERS]\n"
      "       kc cache export FILE [FILTERS]\n"
      "       kc cache export --kernel-tuner FILE [FILTERS]\n"
      "       kc cache import FILE\n"
@@ -115,6 +116,10 @@ const kc_command kc_commands[] = {
      "so nothing is measured twice and an interrupted tune resumes.\n"
      "  list            a table, or with --json one object per result with the\n"
      "                  keys kernel, device, backend, shape, variant, status, time_ns\n"
+     "  defaults        for each kernel and device, the variant closest to every\n"
+     "                  measured shape's winner (the smallest geometric mean of\n"
+     "                  its slowdowns), as a kc.yaml `defaults:` line for that\n"
+     "                  kind of device; the newest source of the kernel only\n"
      "  export FILE     every result as JSON, for `kc cache import` on another machine\n"
      "  --kernel-tuner FILE   one kernel, device and shape in Kernel Tuner's cache\n"
      "                  format, which `kc tune --replay` reads\n"

@@ -6,6 +6,7 @@
  */
 #include "kc_test.h"
 
+#include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -162,6 +163,74 @@ static void kernel_tuner_export_replays(void **state)
     assert_string_equal("saxpy", info.kernel);
     assert_true(frac[0] > 0.999);
     kc_tune_replay_free(r);
+    kc_cache_close(c);
+}
+
+static void put_time(kc_cache *c, kc_cache_key k, kc_result_status status, double ns)
+{
+    char err[256];
+    kc_cache_result r = {status, ns, 9, 0.01, NULL};
+    if (!kc_cache_put(c, &k, &r, err, sizeof(err)))
+        fail_msg("%s", err);
+}
+
+/* `kc cache defaults`: the variant with the smallest geometric mean of its
+ * slowdowns against each shape's winner, among those that ran correctly at
+ * every shape; a barely tuned shape, an older source, cold timings and
+ * other devices stay out of the comparison. */
+static void defaults_are_proposed(void **state)
+{
+    (void)state;
+    kc_cache *c = open_fresh("defaults.db");
+    const char *shapes[] = {"n=1", "n=2", "n=3"};
+    /* time per shape: A wins n=1, C wins n=2, B never wins but is never far */
+    struct {
+        const char *variant;
+        double ns[3];
+    } rows[] = {{"V=A", {100, 300, 100}}, {"V=B", {110, 110, 100}}, {"V=C", {200, 100, 100}}, {"V=D", {105, 120, 0}}};
+    for (int v = 0; v < 4; v++)
+        for (int s = 0; s < 3; s++)
+            put_time(c, key(rows[v].variant, shapes[s]), rows[v].ns[s] ? KC_RESULT_OK : KC_RESULT_VERIFY_FAILED,
+                     rows[v].ns[s]);
+    put_time(c, key("V=A", "n=4"), KC_RESULT_OK, 50); /* one variant measured: left out */
+    kc_cache_key cold = key("V=D", "n=3");
+    cold.compiler = "0.1.0" KC_CACHE_COLD_MARK;
+    put_time(c, cold, KC_RESULT_OK, 10);
+    kc_cache_key old = key("V=E", "n=1");
+    old.source_hash = "hash0";
+    put_time(c, old, KC_RESULT_OK, 1);
+    kc_cache_key other = key("V=F", "n=1");
+    other.device_key = "vulkan:10de:2330:H100:1";
+    other.device = "H100";
+    put_time(c, other, KC_RESULT_OK, 7);
+    /* the older source was measured earlier */
+    assert_int_equal(SQLITE_OK, sqlite3_exec(kc_cache_db(c),
+                                             "UPDATE results SET measured_at = '2020-01-01T00:00:00Z' "
+                                             "WHERE source_hash = 'hash0'",
+                                             NULL, NULL, NULL));
+    kc_arena a;
+    kc_arena_init(&a);
+    kc_cache_proposal *p;
+    kc_cache_filter f = {"saxpy", NULL, NULL, NULL};
+    assert_int_equal(2, kc_cache_propose_defaults(c, &f, &p, &a));
+    const kc_cache_proposal *here = strcmp(p[0].device, "llvmpipe") ? &p[1] : &p[0];
+    const kc_cache_proposal *h100 = here == p ? &p[1] : &p[0];
+    assert_string_equal("hash1", here->source_hash);
+    assert_int_equal(3, here->shapes);
+    assert_int_equal(1, here->shapes_left_out);
+    assert_string_equal("n=4", here->left_out);
+    assert_int_equal(3, here->candidates); /* D failed at n=3 */
+    assert_string_equal("V=B", here->variant);
+    assert_true(fabs(here->mean_slowdown - cbrt(1.1 * 1.1)) < 1e-9);
+    assert_true(fabs(here->worst_slowdown - 1.1) < 1e-9);
+    assert_string_equal("V=C", here->runner_up); /* cbrt(2) < cbrt(3) */
+    assert_true(fabs(here->runner_up_mean - cbrt(2.0)) < 1e-9);
+    assert_string_equal("V=F", h100->variant);
+    assert_int_equal(1, h100->shapes);
+    assert_null(h100->runner_up);
+    kc_cache_filter none = {"gemm", NULL, NULL, NULL};
+    assert_int_equal(0, kc_cache_propose_defaults(c, &none, &p, &a));
+    kc_arena_free(&a);
     kc_cache_close(c);
 }
 
@@ -365,6 +434,7 @@ int main(void)
         cmocka_unit_test(migrations_and_versions),
         cmocka_unit_test(export_import_merge),
         cmocka_unit_test(kernel_tuner_export_replays),
+        cmocka_unit_test(defaults_are_proposed),
         cmocka_unit_test(sigkill_loses_nothing_committed),
         cmocka_unit_test(first_opens_at_once),
         cmocka_unit_test(truncated_cache_is_refused_then_repaired),
