@@ -665,7 +665,7 @@ static bool read_shapes(rd *r, rt_kernel *k, int64_t id)
 /* "x=normal,y=uniform": each name a buffer parameter, each word known. */
 static bool read_init(rd *r, rt_kernel *k)
 {
-    static const char *const kinds[] = {"uniform", "normal", "positive", "ones", "index"};
+    static const char *const kinds[] = {"uniform", "normal", "positive", "ones", "index", "twiddle"};
     char *copy = rt_strdup(r->a, k->info.init);
     if (!copy)
         return bad(r, "out of memory");
@@ -686,7 +686,7 @@ static bool read_init(rd *r, rt_kernel *k)
         if (i == k->info.nparams || k->params[i].kind != KCRT_PARAM_BUFFER)
             return bad(r, "init names '%s', which is not a buffer parameter", p);
         if (j == (int)RT_COUNT(kinds))
-            return bad(r, "init of '%s' is '%s' (expected uniform, normal, positive, ones or index)", p,
+            return bad(r, "init of '%s' is '%s' (expected uniform, normal, positive, ones, index or twiddle)", p,
                        eq + 1);
         k->params[i].init = (kcrt_init)j;
     }

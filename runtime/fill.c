@@ -26,10 +26,15 @@ static double normal(uint64_t *r)
     return sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
 }
 
-/* One component of element i, for float-like types. */
-static double float_value(kcrt_init init, size_t i, uint64_t *r)
+/* Lane c of element i of n, for float-like types. */
+static double float_value(kcrt_init init, size_t i, size_t n, size_t c, uint64_t *r)
 {
+    /* An FFT's twiddle table, computed in double and rounded once as a
+     * host computes it: variants that use it differently agree only on
+     * the true table, not on random numbers. */
+    double angle = 6.283185307179586 * (double)(i % n) / (double)n;
     switch (init) {
+    case KCRT_INIT_TWIDDLE: return c % 2 ? -sin(angle) : cos(angle);
     case KCRT_INIT_NORMAL: return normal(r);
     case KCRT_INIT_POSITIVE: return 1 - unit(r); /* (0, 1] */
     case KCRT_INIT_ONES: return 1;
@@ -69,10 +74,10 @@ void kcrt_fill(const kcrt_param_info *p, void *buffer, size_t n, uint64_t *r)
         for (size_t c = 0; c < lanes; c++) {
             unsigned char *at = data + (i * lanes + c) * comp;
             if (kind == 'f') {
-                float f = (float)float_value(p->init, i, r);
+                float f = (float)float_value(p->init, i, n, c, r);
                 memcpy(at, &f, 4);
             } else if (kind == 'h') {
-                uint16_t h = kcrt_f32_to_f16((float)float_value(p->init, i, r));
+                uint16_t h = kcrt_f32_to_f16((float)float_value(p->init, i, n, c, r));
                 memcpy(at, &h, 2);
             } else if (kind == 'b') {
                 uint32_t b = p->init == KCRT_INIT_ONES || p->init == KCRT_INIT_POSITIVE ? 1

@@ -100,8 +100,9 @@ static void print_proposal(const kc_cache_proposal *p, const char *type)
     if (p->runner_up)
         printf("  next       %-40s %.2fx\n", p->runner_up, p->runner_up_mean);
     if (p->candidates < 3 && p->shapes > 1)
-        printf("  few to choose from: each shape's search measured other variants; `kc tune --budget all` at "
-               "these shapes, or at fewer, measures more of them everywhere\n");
+        printf("  few to choose from: the others failed somewhere or were measured at some shapes only "
+               "(`kc cache list --kernel %s` says which); `kc tune --budget all` measures every variant\n",
+               p->kernel);
     kc_buf yaml = {0};
     yaml_variant(&yaml, p->variant);
     printf("  kc.yaml    defaults: {%s: %s}\n\n", type ? type : "TYPE", yaml.data);

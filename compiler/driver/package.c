@@ -23,7 +23,8 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-static const char *const init_kinds[] = {"uniform", "normal", "positive", "ones", "index", NULL};
+static const char *const init_kinds[] = {"uniform", "normal", "positive", "ones", "index", "twiddle",
+                                                   NULL};
 /* kcrt_device_info.type_name's values (runtime/include/kc/kcrt.h) */
 const char *const kc_device_types[] = {"cpu", "integrated", "discrete", "virtual", "other", NULL};
 
@@ -464,7 +465,7 @@ static void check_cfg(kc_package *p, kc_kernel_cfg *c)
         if (!buffer)
             kc_error_at(d, c->loc, "init: names '%s', which is not a buffer of '%s'", kv, c->name), p->nerrors++;
         if (!known)
-            kc_error_at(d, c->loc, "init: '%s' is not a known initialisation (uniform, normal, positive, ones, index)",
+            kc_error_at(d, c->loc, "init: '%s' is not a known initialisation (uniform, normal, positive, ones, index, twiddle)",
                         eq + 1), p->nerrors++;
     }
 }

@@ -18,6 +18,8 @@
 
 /* support/sha256.c, which libkcrt carries: a variant's checksum */
 void kc_sha256_hex(const void *data, size_t n, char hex[65]);
+/* runtime/fill.c: kc.yaml's init, for kc run, tune and bench */
+void kcrt_fill(const kcrt_param_info *p, void *buffer, size_t n, uint64_t *seed);
 
 static char tmpdir[] = "/tmp/kcrt_bundle_XXXXXX";
 
@@ -169,7 +171,7 @@ static void test_damaged_rows(void **state)
          "kernel name 'two words' is not a name"},
         {"UPDATE kernels SET tolerance = 'small'", "column 'tolerance' is not a number"},
         {"UPDATE kernels SET init = 'x=gaussian' WHERE name = 'saxpy'",
-         "init of 'x' is 'gaussian' (expected uniform, normal, positive, ones or index)"},
+         "init of 'x' is 'gaussian' (expected uniform, normal, positive, ones, index or twiddle)"},
         {"UPDATE kernels SET init = 'n=ones' WHERE name = 'saxpy'",
          "init names 'n', which is not a buffer parameter"},
         {"UPDATE kernels SET default_variant = 'SX_QQ=1' WHERE name = 'saxpy'",
@@ -653,6 +655,29 @@ static void test_tuned_row_of_another_backend(void **state)
 
 /* kcrt_bundle_read, what kc info, export and tune read through: the same
  * checks as a load, every device's tuned rows, and no launching. */
+/* init: twiddle is an FFT's table, exp(-2 pi i t / n), in float and half
+ * lanes alike: variants that read it differently agree only on it. */
+static void test_twiddle_init(void **state)
+{
+    (void)state;
+    float tw[16];
+    uint64_t seed = 7;
+    kcrt_param_info p = {.name = "tw", .kind = KCRT_PARAM_BUFFER, .type = KCRT_TYPE_FLOAT2, .elem_bytes = 8,
+                         .init = KCRT_INIT_TWIDDLE};
+    kcrt_fill(&p, tw, 8, &seed);
+    for (int t = 0; t < 8; t++) {
+        assert_true(fabs(tw[2 * t] - cos(6.283185307179586 * t / 8)) < 1e-7);
+        assert_true(fabs(tw[2 * t + 1] + sin(6.283185307179586 * t / 8)) < 1e-7);
+    }
+    assert_true(tw[5] == -1.0f); /* t = 2: exp(-i pi / 2) = -i */
+    uint16_t h[8];
+    p.type = KCRT_TYPE_HALF2, p.elem_bytes = 4;
+    kcrt_fill(&p, h, 4, &seed);
+    assert_int_equal(0x3c00, h[0]); /* 1 */
+    assert_int_equal(0xbc00, h[3]); /* t = 1 of 4: -i */
+    assert_int_equal(0xbc00, h[4]); /* t = 2: -1 */
+}
+
 static void test_read_without_a_device(void **state)
 {
     (void)state;
@@ -789,6 +814,7 @@ int main(void)
         cmocka_unit_test_teardown(test_tuned_row_of_another_backend, rt_teardown),
         cmocka_unit_test_teardown(test_large_tuned_table, rt_teardown),
         cmocka_unit_test_teardown(test_read_without_a_device, rt_teardown),
+        cmocka_unit_test(test_twiddle_init),
         cmocka_unit_test_teardown(test_waits_out_a_writer, rt_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

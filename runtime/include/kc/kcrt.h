@@ -296,7 +296,8 @@ typedef enum {
     KCRT_INIT_NORMAL,      /* standard normal */
     KCRT_INIT_POSITIVE,    /* uniform in (0, 1] */
     KCRT_INIT_ONES,
-    KCRT_INIT_INDEX, /* element i holds i */
+    KCRT_INIT_INDEX,   /* element i holds i */
+    KCRT_INIT_TWIDDLE, /* element i of n holds exp(-2 pi i i / n): cos, -sin, cos, ... in its lanes */
 } kcrt_init;
 
 typedef struct kcrt_param_info {
