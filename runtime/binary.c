@@ -247,6 +247,7 @@ enum {
     STORAGE_UNIFORM_CONSTANT = 0,
     /* image formats (SPIR-V §3.11) that compiler/spirv/spirv.c declares */
     FORMAT_RGBA32F = 1,
+    FORMAT_RGBA16F = 2,
     FORMAT_R32F = 3,
     FORMAT_RGBA32I = 21,
     FORMAT_R32I = 24,
@@ -258,6 +259,7 @@ static rt_texel texel_of_format(uint32_t spv_format)
 {
     switch (spv_format) {
     case FORMAT_RGBA32F: return RT_TEXEL_RGBA32F;
+    case FORMAT_RGBA16F: return RT_TEXEL_RGBA16F;
     case FORMAT_R32F: return RT_TEXEL_R32F;
     case FORMAT_RGBA32I: return RT_TEXEL_RGBA32I;
     case FORMAT_R32I: return RT_TEXEL_R32I;
@@ -354,5 +356,7 @@ int rt_spirv_spec_ids(const void *blob, size_t size, uint32_t *ids, int max)
 
 uint32_t rt_texel_bytes(rt_texel t)
 {
+    if (t == RT_TEXEL_RGBA16F)
+        return 8;
     return t == RT_TEXEL_R32F || t == RT_TEXEL_R32I || t == RT_TEXEL_R32UI ? 4 : 16;
 }

@@ -45,6 +45,7 @@ typedef enum rt_texel {
     RT_TEXEL_RGBA32I,
     RT_TEXEL_R32UI,
     RT_TEXEL_RGBA32UI,
+    RT_TEXEL_RGBA16F, /* half4, read as floats */
     RT_TEXEL_KINDS
 } rt_texel;
 
@@ -56,6 +57,6 @@ typedef enum rt_texel {
 int rt_spirv_spec_ids(const void *blob, size_t size, uint32_t *ids, int max);
 
 bool rt_spirv_texel_bindings(const void *blob, size_t size, rt_texel *out, uint32_t nbindings);
-uint32_t rt_texel_bytes(rt_texel t); /* 4 or 16 */
+uint32_t rt_texel_bytes(rt_texel t); /* 4, 8 or 16 */
 
 #endif

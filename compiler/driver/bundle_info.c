@@ -526,6 +526,7 @@ static const char *texel_binding(const rt_texel *texel, int nbindings, const cha
         [RT_TEXEL_R32F] = "VK_FORMAT_R32_SFLOAT",   [RT_TEXEL_RGBA32F] = "VK_FORMAT_R32G32B32A32_SFLOAT",
         [RT_TEXEL_R32I] = "VK_FORMAT_R32_SINT",     [RT_TEXEL_RGBA32I] = "VK_FORMAT_R32G32B32A32_SINT",
         [RT_TEXEL_R32UI] = "VK_FORMAT_R32_UINT",    [RT_TEXEL_RGBA32UI] = "VK_FORMAT_R32G32B32A32_UINT",
+        [RT_TEXEL_RGBA16F] = "VK_FORMAT_R16G16B16A16_SFLOAT",
     };
     int i = atoi(binding);
     return texel && i >= 0 && i < nbindings && texel[i] != RT_TEXEL_NONE ? formats[texel[i]] : NULL;

@@ -174,10 +174,13 @@ static uint32_t buffer_variable(spv *S, const kc_ir_param *p, uint32_t elem, uin
 }
 
 /* The texel format of a buffer element that KC_TEXEL_READS may read as a
- * texel: 32-bit scalars and 4-lane vectors of them (a 2-lane format needs
- * StorageImageExtendedFormats, which a device may lack). 0: none. */
+ * texel: 32-bit scalars and 4-lane vectors of them, and half4 (a 2-lane
+ * or a 16-bit one-lane format needs StorageImageExtendedFormats, which a
+ * device may lack). 0: none. */
 static SpvImageFormat texel_format(const kc_type *t)
 {
+    if (t->scalar == KC_S_HALF)
+        return t->lanes == 4 ? SpvImageFormatRgba16f : 0;
     if (t->lanes != 1 && t->lanes != 4)
         return 0;
     switch (t->scalar) {
@@ -191,7 +194,8 @@ static SpvImageFormat texel_format(const kc_type *t)
 /* A const buffer read through a uniform texel buffer (KC_TEXEL_READS): a
  * UniformConstant sampled image of dimension Buffer at p's binding, in the
  * element's own format. libkcrt finds these in the module and binds a view
- * of the buffer there. */
+ * of the buffer there. A half4 texel is fetched as 32-bit floats (Vulkan's
+ * sampled types are 32-bit) and converted back: the values are exact. */
 static bool declare_texel_buffer(spv *S, const kc_ir_param *p, spv_var *v)
 {
     SpvImageFormat format = texel_format(p->type);
@@ -203,7 +207,7 @@ static bool declare_texel_buffer(spv *S, const kc_ir_param *p, spv_var *v)
     v->texel_image = (uint32_t)(uintptr_t)kc_map_get(&S->cache, key);
     v->texel_sampled = (uint32_t)(uintptr_t)kc_map_get(&S->cache, skey);
     if (!v->texel_image) {
-        uint32_t sampled = spv_type_scalar(S, p->type->scalar);
+        uint32_t sampled = spv_type_scalar(S, p->type->scalar == KC_S_HALF ? KC_S_FLOAT : p->type->scalar);
         v->texel_image = spv_id(S);
         spv_op(&S->types, SpvOpTypeImage, 8,
                (uint32_t[]){v->texel_image, sampled, SpvDimBuffer, 0, 0, 0, 1, (uint32_t)format});
@@ -220,7 +224,9 @@ static bool declare_texel_buffer(spv *S, const kc_ir_param *p, spv_var *v)
     spv_decorate(S, v->id, SpvDecorationDescriptorSet, 1, (uint32_t[]){0});
     spv_decorate(S, v->id, SpvDecorationBinding, 1, (uint32_t[]){(uint32_t)p->binding});
     spv_name(S, v->id, p->name);
-    v->elem_type = spv_type(S, p->type);
+    /* a half4's texels are floats: its half4 type exists only where the
+     * code needs one (spv_expr.c, fetch_texel) */
+    v->elem_type = spv_type(S, p->type->scalar == KC_S_HALF ? kc_type_vector(KC_S_FLOAT, 4) : p->type);
     S->need_texel = true;
     return true;
 }

@@ -106,13 +106,17 @@ static uint32_t view_ptr(spv *S, const spv_var *v, uint32_t index)
 
 /* An element of a const buffer read as a texel (spirv.c,
  * declare_texel_buffer): the fetch gives 4 lanes, of which a scalar
- * element takes the first. */
-static uint32_t fetch_texel(spv *S, const spv_var *v, uint32_t index, const kc_type *t)
+ * element takes the first; a half4's come as floats, converted to half
+ * unless widen (the code casts them to float4 at once). */
+static uint32_t fetch_texel(spv *S, const spv_var *v, uint32_t index, const kc_type *t, bool widen)
 {
     uint32_t simg = spv_emit_op(S, SpvOpLoad, v->texel_sampled, 1, (uint32_t[]){v->id});
     uint32_t img = spv_emit_op(S, SpvOpImage, v->texel_image, 1, (uint32_t[]){simg});
-    uint32_t four = spv_type(S, kc_type_vector(t->scalar, 4));
+    bool half = t->scalar == KC_S_HALF;
+    uint32_t four = spv_type(S, kc_type_vector(half ? KC_S_FLOAT : t->scalar, 4));
     uint32_t x = spv_emit_op(S, SpvOpImageFetch, four, 2, (uint32_t[]){img, index});
+    if (half && !widen)
+        return spv_emit_op(S, SpvOpFConvert, spv_type(S, t), 1, (uint32_t[]){x});
     if (t->lanes == 4)
         return x;
     return spv_emit_op(S, SpvOpCompositeExtract, spv_type(S, t), 2, (uint32_t[]){x, 0});
@@ -121,7 +125,7 @@ static uint32_t fetch_texel(spv *S, const spv_var *v, uint32_t index, const kc_t
 uint32_t spv_load_elem(spv *S, const spv_var *v, uint32_t index, const kc_type *t)
 {
     if (v->texel_image)
-        return fetch_texel(S, v, index, t);
+        return fetch_texel(S, v, index, t, false);
     if (v->view_id && index) {
         uint32_t x = spv_emit_op(S, SpvOpLoad, v->view_type, 1, (uint32_t[]){view_ptr(S, v, index)});
         return spv_emit_op(S, SpvOpBitcast, spv_type(S, t), 1, (uint32_t[]){x});
@@ -471,6 +475,22 @@ static uint32_t builtin(spv *S, const kc_ir_expr *e)
     return spv_glsl(S, inst, rt, kc_builtins[e->builtin].nargs, a);
 }
 
+/* (float4)h[i] of a half4 buffer read as texels: the fetch's floats as
+ * they come. Without it the half4 between them would need Float16 or
+ * 16-bit storage, which a kernel whose only half buffers are texels does
+ * not declare. 0 when e is not that. */
+static uint32_t widened_half_texel(spv *S, const kc_ir_expr *e)
+{
+    const kc_ir_expr *load = e->a;
+    if (load->kind != KIR_LOAD || load->type->scalar != KC_S_HALF || e->type->scalar != KC_S_FLOAT ||
+        e->type->lanes != load->type->lanes)
+        return 0;
+    spv_var *v = spv_var_of(S, load->root.var ? (const void *)load->root.var : (const void *)load->root.param);
+    if (!v || !v->texel_image)
+        return 0;
+    return fetch_texel(S, v, spv_expr(S, load->a), load->type, true);
+}
+
 uint32_t spv_expr(spv *S, const kc_ir_expr *e)
 {
     switch (e->kind) {
@@ -495,7 +515,8 @@ uint32_t spv_expr(spv *S, const kc_ir_expr *e)
         if (e->a->kind == KIR_PARAM && S->param_float[e->a->param->index] && e->type->scalar == KC_S_FLOAT &&
             e->type->lanes == 1) /* a half parameter, as the float the host passed */
             return S->param_float[e->a->param->index];
-        return spv_convert(S, spv_expr(S, e->a), e->a->type, e->type);
+        uint32_t wide = widened_half_texel(S, e);
+        return wide ? wide : spv_convert(S, spv_expr(S, e->a), e->a->type, e->type);
     case KIR_LANE:
         return spv_emit_op(S, SpvOpCompositeExtract, spv_type(S, e->type), 2,
                            (uint32_t[]){spv_expr(S, e->a), (uint32_t)e->lane});

@@ -79,6 +79,7 @@ static const VkFormat texel_formats[RT_TEXEL_KINDS] = {
     [RT_TEXEL_R32F] = VK_FORMAT_R32_SFLOAT,         [RT_TEXEL_RGBA32F] = VK_FORMAT_R32G32B32A32_SFLOAT,
     [RT_TEXEL_R32I] = VK_FORMAT_R32_SINT,           [RT_TEXEL_RGBA32I] = VK_FORMAT_R32G32B32A32_SINT,
     [RT_TEXEL_R32UI] = VK_FORMAT_R32_UINT,          [RT_TEXEL_RGBA32UI] = VK_FORMAT_R32G32B32A32_UINT,
+    [RT_TEXEL_RGBA16F] = VK_FORMAT_R16G16B16A16_SFLOAT,
 };
 
 /* The view covers the whole memory, up to the device's texel limit (the

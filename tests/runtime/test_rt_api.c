@@ -653,20 +653,20 @@ static void test_texel_reads_past_the_device_limit_are_refused(void **state)
     kcrt_kernel *k;
     ASSERT_OK(kcrt_bundle_load(c, RT_BUNDLE, &b));
     ASSERT_OK(kcrt_kernel_get_variant(b, "texels", "TX=1", &k));
-    kcrt_buffer *big, *small[7];
+    kcrt_buffer *big, *small[8];
     ASSERT_OK(kcrt_buffer_create(c, 16 * 1000, &big));
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         ASSERT_OK(kcrt_buffer_create(c, 16 * 100, &small[i]));
-    kcrt_arg args[] = {KCRT_I32(100),      KCRT_BUF(big),      KCRT_BUF(small[1]), KCRT_BUF(small[2]),
-                       KCRT_BUF(small[3]), KCRT_BUF(small[4]), KCRT_BUF(small[5]), KCRT_BUF(small[6])};
-    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, args, 8));
+    kcrt_arg args[] = {KCRT_I32(100),      KCRT_BUF(big),      KCRT_BUF(small[1]), KCRT_BUF(small[2]), KCRT_BUF(small[3]),
+                       KCRT_BUF(small[4]), KCRT_BUF(small[5]), KCRT_BUF(small[6]), KCRT_BUF(small[7])};
+    assert_int_equal(KCRT_ERROR_BAD_ARGUMENT, kcrt_launch(k, args, 9));
     ASSERT_CONTAINS(kcrt_error(c), "texels[TX=1] reads parameter 1 as texels, and its buffer holds 1000 of them, "
                                    "more than the device's maxTexelBufferElements (500)");
     args[1] = KCRT_BUF(small[0]);
-    ASSERT_OK(kcrt_launch(k, args, 8));
+    ASSERT_OK(kcrt_launch(k, args, 9));
     ASSERT_OK(kcrt_finish(c));
     kcrt_buffer_free(big);
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         kcrt_buffer_free(small[i]);
     kcrt_close(c);
 }

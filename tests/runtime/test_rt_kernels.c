@@ -304,6 +304,7 @@ static void run_texels(int tx, int n, uint64_t seed)
     float *x = malloc(16 * (size_t)n), *w = malloc(4 * (size_t)n);
     int *k = malloc(4 * (size_t)n);
     uint32_t *u = malloc(16 * (size_t)n), *m = malloc(4 * (size_t)n);
+    uint16_t *h = malloc(8 * (size_t)n);
     rt_fill_f32(x, 4 * (size_t)n, &r, -2, 2);
     rt_fill_f32(w, (size_t)n, &r, -2, 2);
     rt_fill_i32(k, (size_t)n, &r, -1000, 1000);
@@ -311,27 +312,31 @@ static void run_texels(int tx, int n, uint64_t seed)
         u[i] = (uint32_t)rt_next(&r);
     for (int i = 0; i < n; i++)
         m[i] = (uint32_t)rt_next(&r);
+    for (int i = 0; i < 4 * n; i++)
+        h[i] = kcrt_f32_to_f16(ldexpf((float)(rt_next(&r) % 2001) - 1000, -9)); /* [-1.95, 1.95] */
     kcrt_buffer *bx = rt_buf_from(x, 16 * (size_t)n), *bw = rt_buf_from(w, 4 * (size_t)n),
                 *bk = rt_buf_from(k, 4 * (size_t)n), *bu = rt_buf_from(u, 16 * (size_t)n),
-                *bm = rt_buf_from(m, 4 * (size_t)n), *by = rt_buf(16 * (size_t)n), *bz = rt_buf(4 * (size_t)n);
+                *bm = rt_buf_from(m, 4 * (size_t)n), *bh = rt_buf_from(h, 8 * (size_t)n), *by = rt_buf(16 * (size_t)n),
+                *bz = rt_buf(4 * (size_t)n);
     rt_poison(by, RT_BEEF), rt_poison(bz, RT_BEEF);
     kcrt_kernel *kernel;
     ASSERT_OK(kcrt_kernel_get_variant(rt_bundle, "texels", tx ? "TX=1" : "TX=0", &kernel));
-    kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bx), KCRT_BUF(bw), KCRT_BUF(bk),
-                       KCRT_BUF(bu), KCRT_BUF(bm), KCRT_BUF(by), KCRT_BUF(bz)};
-    ASSERT_OK(kcrt_launch(kernel, args, 8));
+    kcrt_arg args[] = {KCRT_I32(n),  KCRT_BUF(bx), KCRT_BUF(bw), KCRT_BUF(bk), KCRT_BUF(bu),
+                       KCRT_BUF(bm), KCRT_BUF(bh), KCRT_BUF(by), KCRT_BUF(bz)};
+    ASSERT_OK(kcrt_launch(kernel, args, 9));
     float *y = rt_read(by);
     int *z = rt_read(bz);
     for (int i = 0; i < n; i++) {
-        float want[4] = {x[4 * i], x[4 * i + 1] * w[i] + (float)k[i], x[4 * i + 2], x[4 * i + 3]};
+        float want[4] = {x[4 * i], x[4 * i + 1] * w[i] + (float)k[i], x[4 * i + 2] + kcrt_f16_to_f32(h[4 * i + 2]),
+                         x[4 * i + 3] - kcrt_f16_to_f32(h[4 * i])};
         int wz = (int)((u[4 * i] ^ u[4 * i + 3]) + m[i]) - k[n - 1 - i];
         if (memcmp(&y[4 * i], want, 16) != 0 || z[i] != wz)
             fail_msg("TX=%d, n=%d: element %d: y (%g %g %g %g), z %d; want (%g %g %g %g), %d", tx, n, i, y[4 * i],
                      y[4 * i + 1], y[4 * i + 2], y[4 * i + 3], z[i], want[0], want[1], want[2], want[3], wz);
     }
-    free(x), free(w), free(k), free(u), free(m), free(y), free(z);
-    kcrt_buffer *all[] = {bx, bw, bk, bu, bm, by, bz};
-    for (int i = 0; i < 7; i++)
+    free(x), free(w), free(k), free(u), free(m), free(h), free(y), free(z);
+    kcrt_buffer *all[] = {bx, bw, bk, bu, bm, bh, by, bz};
+    for (int i = 0; i < 8; i++)
         kcrt_buffer_free(all[i]);
 }
 

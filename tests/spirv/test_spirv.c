@@ -342,20 +342,23 @@ static void texel_reads_fetch_const_buffers(void **state)
         compiled c;
         compile_file(&c, "tests/spirv/kernels/texel_reads.kc", minor);
         ASSERT_CONTAINS(c.text, "OpCapability SampledBuffer");
-        assert_int_equal(3, count(c.text, "= OpTypeImage ")); /* Rgba32f (x, u), R32f (w), R32i (k) */
+        assert_int_equal(4, count(c.text, "= OpTypeImage ")); /* Rgba32f (x, u), R32f (w), R32i (k), Rgba16f (g) */
         assert_int_equal(1, count(c.text, "OpTypeImage %float Buffer 0 0 0 1 Rgba32f"));
         assert_int_equal(1, count(c.text, "OpTypeImage %float Buffer 0 0 0 1 R32f"));
         assert_int_equal(1, count(c.text, "OpTypeImage %int Buffer 0 0 0 1 R32i"));
-        assert_int_equal(4, count(c.text, "= OpImageFetch ")); /* x, u, w, k */
-        assert_int_equal(4, count(c.text, "= OpVariable %_ptr_UniformConstant"));
+        assert_int_equal(1, count(c.text, "OpTypeImage %float Buffer 0 0 0 1 Rgba16f"));
+        assert_int_equal(6, count(c.text, "= OpImageFetch ")); /* x, u, w, k, g twice */
+        assert_int_equal(1, count(c.text, "= OpFConvert %v4half ")); /* g[i].w: floats back to a half4 */
+        assert_int_equal(5, count(c.text, "= OpVariable %_ptr_UniformConstant"));
         ASSERT_CONTAINS(c.text, "OpDecorate %p Binding 4"); /* float2: a storage buffer still */
         ASSERT_CONTAINS(c.text, "OpDecorate %h Binding 5");
-        ASSERT_CONTAINS(c.text, "OpDecorate %y Binding 6");
+        ASSERT_CONTAINS(c.text, "OpDecorate %g Binding 6");
+        ASSERT_CONTAINS(c.text, "OpDecorate %y Binding 7");
         rt_texel t[8];
-        assert_true(rt_spirv_texel_bindings(c.m.words, c.m.nwords * 4, t, 7));
-        const rt_texel want[7] = {RT_TEXEL_RGBA32F, RT_TEXEL_R32F, RT_TEXEL_R32I, RT_TEXEL_RGBA32F,
-                                  RT_TEXEL_NONE,    RT_TEXEL_NONE, RT_TEXEL_NONE};
-        for (int b = 0; b < 7; b++)
+        assert_true(rt_spirv_texel_bindings(c.m.words, c.m.nwords * 4, t, 8));
+        const rt_texel want[8] = {RT_TEXEL_RGBA32F, RT_TEXEL_R32F, RT_TEXEL_R32I,     RT_TEXEL_RGBA32F,
+                                  RT_TEXEL_NONE,    RT_TEXEL_NONE, RT_TEXEL_RGBA16F, RT_TEXEL_NONE};
+        for (int b = 0; b < 8; b++)
             assert_int_equal(want[b], t[b]);
         free_compiled(&c);
     }
@@ -363,8 +366,8 @@ static void texel_reads_fetch_const_buffers(void **state)
     compile_variant(&c, "tests/spirv/kernels/texel_reads.kc", 3, "TX", 0);
     assert_int_equal(0, count(c.text, "OpTypeImage"));
     assert_int_equal(0, count(c.text, "SampledBuffer"));
-    rt_texel t[7];
-    assert_false(rt_spirv_texel_bindings(c.m.words, c.m.nwords * 4, t, 7));
+    rt_texel t[8];
+    assert_false(rt_spirv_texel_bindings(c.m.words, c.m.nwords * 4, t, 8));
     free_compiled(&c);
 }
 
