@@ -560,23 +560,58 @@ static void record_flush(vk_dev *d, vk_batch *b, void *flush, size_t bytes, uint
     d->stats.barriers += 2;
 }
 
-static kcrt_status record_timed(vk_dev *d, vk_batch *b, vk_module *m, const rt_launch_desc *l, int repeats,
-                                void *flush, size_t flush_bytes)
+/* Launches a pair of timestamps brackets on a CPU driver. lavapipe takes
+ * a timestamp on its rasteriser threads and the barrier after it wakes
+ * them, which costs the bracketed launch ~25 us of thread hand-offs on a
+ * 2-core machine (a one-workgroup launch: 52 us bracketed alone, 28 us in
+ * brackets of 10, 28 us a launch back to back with no timestamps, 2 us an
+ * empty bracket; docs/benchmarks.md). A launch between other launches, as
+ * in a model, does not pay it; eight launches a bracket leave 3 us of it
+ * each. A GPU's timestamps cost nothing: one launch a bracket. */
+enum { CPU_LAUNCHES_PER_STAMP = 8 };
+
+static int launches_per_stamp(const vk_dev *d, int repeats, bool cold)
 {
-    d->vkCmdResetQueryPool(b->cmd, d->queries, 0, (uint32_t)repeats * 2);
-    for (int r = 0; r < repeats; r++) {
+    if (cold || d->ctx->info.type != KCRT_DEVICE_CPU)
+        return 1; /* cold: the flush is written between every two launches, outside the stamps */
+    int brackets = (repeats + CPU_LAUNCHES_PER_STAMP - 1) / CPU_LAUNCHES_PER_STAMP;
+    return (repeats + brackets - 1) / brackets; /* even brackets: 10 launches are 5 + 5, not 8 + 2 */
+}
+
+static kcrt_status record_timed(vk_dev *d, vk_batch *b, vk_module *m, const rt_launch_desc *l, int repeats,
+                                int per_stamp, void *flush, size_t flush_bytes)
+{
+    int brackets = (repeats + per_stamp - 1) / per_stamp;
+    d->vkCmdResetQueryPool(b->cmd, d->queries, 0, (uint32_t)brackets * 2);
+    for (int r = 0; r < brackets; r++) {
         if (flush) /* a different value each time: nothing can skip the write */
             record_flush(d, b, flush, flush_bytes, 0x9e3779b9u * (uint32_t)(r + 1));
         /* the start stamp waits for the previous dispatch (and the flush),
-         * so each interval holds one launch */
+         * so each interval holds its own launches */
         d->vkCmdWriteTimestamp(b->cmd, flush ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                d->queries, (uint32_t)r * 2);
-        kcrt_status s = record(d, b, m, l, true);
-        if (s != KCRT_OK)
-            return s;
+        for (int i = r * per_stamp; i < repeats && i < (r + 1) * per_stamp; i++) {
+            kcrt_status s = record(d, b, m, l, true);
+            if (s != KCRT_OK)
+                return s;
+        }
         d->vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->queries, (uint32_t)r * 2 + 1);
     }
     return KCRT_OK;
+}
+
+/* ns_each[i]: the time of launch i's bracket over the launches in it */
+static void spread_brackets(const vk_dev *d, const uint64_t *t, int repeats, int per_stamp, double *ns_each)
+{
+    const kcrt_device_info *info = &d->ctx->info;
+    uint64_t mask = info->timestamp_valid_bits >= 64 ? ~0ull : (1ull << info->timestamp_valid_bits) - 1;
+    for (int r = 0; r * per_stamp < repeats; r++) {
+        int lo = r * per_stamp, hi = lo + per_stamp < repeats ? lo + per_stamp : repeats;
+        /* a counter that wrapped still subtracts right */
+        double ns = (double)((t[2 * r + 1] - t[2 * r]) & mask) * info->timestamp_period_ns;
+        for (int i = lo; i < hi; i++)
+            ns_each[i] = ns / (hi - lo);
+    }
 }
 
 kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeats, void *flush, size_t flush_bytes,
@@ -587,16 +622,18 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
     if (!info->timestamp_valid_bits)
         return rt_fail(d->ctx, KCRT_ERROR_UNSUPPORTED, "'%s' has no timestamps on its compute queue",
                        info->name);
+    int per_stamp = launches_per_stamp(d, repeats, flush != NULL);
+    uint32_t stamps = (uint32_t)((repeats + per_stamp - 1) / per_stamp) * 2;
     kcrt_status s = vk_finish(d); /* earlier launches are not part of the timing */
     vk_batch *b;
     if (s == KCRT_OK)
-        s = query_pool(d, (uint32_t)repeats * 2);
+        s = query_pool(d, stamps);
     if (s == KCRT_OK)
         s = vk_recording(d, &b);
     if (s == KCRT_OK)
         zero_args(d, b, l); /* not between the timestamps */
     if (s == KCRT_OK)
-        s = record_timed(d, b, module, l, repeats, flush, flush_bytes);
+        s = record_timed(d, b, module, l, repeats, per_stamp, flush, flush_bytes);
     if (s != KCRT_OK) {
         submit(d); /* do not leave a half-recorded batch */
         vk_finish(d);
@@ -605,17 +642,15 @@ kcrt_status vk_time(void *dev, void *module, const rt_launch_desc *l, int repeat
     d->stats.launches += (uint64_t)repeats;
     if ((s = vk_finish(d)) != KCRT_OK)
         return s;
-    uint64_t *t = calloc((size_t)repeats * 2, sizeof(uint64_t));
+    uint64_t *t = calloc(stamps, sizeof(uint64_t));
     if (!t)
         return rt_fail(d->ctx, KCRT_ERROR_OUT_OF_MEMORY, "out of memory");
     s = vk_check(d,
-                 d->vkGetQueryPoolResults(d->dev, d->queries, 0, (uint32_t)repeats * 2,
-                                          sizeof(uint64_t) * repeats * 2, t, sizeof(uint64_t),
-                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                 d->vkGetQueryPoolResults(d->dev, d->queries, 0, stamps, sizeof(uint64_t) * stamps, t,
+                                          sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
                  "vkGetQueryPoolResults");
-    uint64_t mask = info->timestamp_valid_bits >= 64 ? ~0ull : (1ull << info->timestamp_valid_bits) - 1;
-    for (int r = 0; s == KCRT_OK && r < repeats; r++) /* a counter that wrapped still subtracts right */
-        ns_each[r] = (double)((t[2 * r + 1] - t[2 * r]) & mask) * info->timestamp_period_ns;
+    if (s == KCRT_OK)
+        spread_brackets(d, t, repeats, per_stamp, ns_each);
     free(t);
     return s;
 }

@@ -241,7 +241,10 @@ const kcrt_device_info *kcrt_device_info_get(const kcrt_context *ctx);
  * writes each launch's device time in nanoseconds to ns_each[0..repeats-1].
  * Pending launches are finished first so that they are not timed. The
  * launches are serialised (a barrier between them), as dependent launches
- * in an application are. */
+ * in an application are. On a CPU Vulkan driver (lavapipe), where a pair of
+ * timestamps costs the launch between them tens of microseconds, a pair
+ * brackets up to 8 consecutive launches and each of them gets the pair's
+ * time over their number (kcrt_time_launch_cold still brackets each). */
 kcrt_status kcrt_time_launch(kcrt_kernel *k, const kcrt_arg *args, size_t nargs, int repeats,
                              double *ns_each);
 /* ADDITION: kcrt_time_launch with cold caches. Before each launch, outside
