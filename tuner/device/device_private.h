@@ -202,6 +202,9 @@ bool td_winner(td_search *r, kc_arena *a, const char **variant, double *time_ns)
  * says which in note ("BM=64,BN=128 (M=140,N=768,K=768), ..."). */
 enum { TRANSFER_SHAPES = 2, TRANSFER_MAX = TRANSFER_SHAPES + 2 }; /* and a family row, a type default */
 int td_transfer_seeds(td_search *r, kc_arena *a, int *seeds, int max, kc_buf *note);
+/* kc.yaml's default variant for this device's type and the kernel, as the
+ * bundle keeps it; NULL where kc.yaml gave none. */
+const char *td_type_default(const td_search *r, kc_arena *a);
 
 /* Writes the winner (binary if missing, tuned row) to the bundle. */
 bool td_apply(td_search *r, char *err, size_t errlen);

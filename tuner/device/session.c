@@ -265,7 +265,12 @@ static void summarise(td_search *r, kc_tune_stop why, bool measured)
     td_session *s = r->s;
     kc_arena a;
     kc_arena_init(&a);
-    const char *variant, *def = td_variant_text(&a, r->tk, r->tk->start);
+    /* the default is what libkcrt launches untuned here: kc.yaml's for
+     * this device's type, else the source's KC_TUNE defaults */
+    const char *variant, *def = td_variant_text(&a, r->tk, r->tk->start), *typed = td_type_default(r, &a);
+    int *point = kc_arena_alloc(&a, sizeof(int) * (size_t)(r->tk->ndims ? r->tk->ndims : 1));
+    if (typed && td_point_of(r->tk, typed, point))
+        def = td_variant_text(&a, r->tk, point); /* spelt as the cache keys it */
     double t, tdef = NAN;
     char bt[32], dt[32], fails[320] = "";
     kc_cache_key dk = td_key(&a, r, def);

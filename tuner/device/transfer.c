@@ -159,13 +159,17 @@ static void from_family(gather *g)
 
 /* kc.yaml's default for this device's type, which the bundle keeps in its
  * meta (support/kc_bundle_schema.h). */
+const char *td_type_default(const td_search *r, kc_arena *a)
+{
+    const td_session *s = r->s;
+    return kc_bundle_meta(s->b, kc_arena_printf(a, "default.%s.%s", s->dev->type_name, r->tk->name));
+}
+
 static void from_type_default(gather *g)
 {
-    const td_session *s = g->r->s;
-    const char *key = kc_arena_printf(g->a, "default.%s.%s", s->dev->type_name, g->r->tk->name);
-    const char *variant = kc_bundle_meta(s->b, key);
+    const char *variant = td_type_default(g->r, g->a);
     if (variant)
-        add(g, NULL, variant, kc_arena_printf(g->a, "kc.yaml's default for a %s device", s->dev->type_name));
+        add(g, NULL, variant, kc_arena_printf(g->a, "kc.yaml's default for a %s device", g->r->s->dev->type_name));
 }
 
 int td_transfer_seeds(td_search *r, kc_arena *a, int *seeds, int max, kc_buf *note)

@@ -127,6 +127,25 @@ static void chosen(const char *bundle, const char *kernel, const char *args, cha
     free(out);
 }
 
+/* The summary's "(default T, Rx)" at a shape is measured against the
+ * variant libkcrt launches untuned on this device (kc.yaml's default for
+ * its type, where there is one), not the source's KC_TUNE defaults. */
+static void assert_default_compared(const char *out, const result *rs, int n, const char *shape)
+{
+    char variant[128], why[256], line[64];
+    chosen(path("untuned.kcb"), "saxpy", "n=48000 a=0.5", variant, sizeof(variant), why, sizeof(why));
+    const result *def = find(rs, n, shape, variant), *best = fastest(rs, n, shape);
+    assert_non_null(def);
+    snprintf(line, sizeof(line), "saxpy %s: best ", shape);
+    const char *at = strstr(out, line);
+    if (!at || !(at = strstr(at, " (default ")) || !(at = strstr(at, ", ")))
+        fail_msg("no comparison with the default at %s:\n%s", shape, out);
+    double ratio = strtod(at + 2, NULL), want = def->time_ns / best->time_ns;
+    if (fabs(ratio - want) > 0.0051)
+        fail_msg("at %s the default %s (%s) is %.3fx the best, the summary says %.2fx:\n%s", shape, variant, why,
+                 want, ratio, out);
+}
+
 /* ---- tests ---------------------------------------------------------------------------------------- */
 
 #define SAXPY_TUNE "%s tune %s --kernel saxpy --cache %s --strategy exhaustive --budget all --timing-cap 0.1s"
@@ -138,10 +157,11 @@ static void test_tune_fills_cache_then_measures_nothing(void **state)
     const char *cache = path("one.db");
     assert_int_equal(0, kc_test_sh(&out, SAXPY_TUNE " --input-seed 7", KC, path("rvc.kcb"), cache));
     ASSERT_CONTAINS(out, "40 measured, 0 from the cache, 0 failed; 2 tuned rows");
-    free(out);
     result before[64], after[64];
     int n = results(cache, "saxpy", before, 64);
     assert_int_equal(2 * SAXPY_SPACE, n);
+    assert_default_compared(out, before, n, "n=48000");
+    free(out);
     assert_int_equal(SAXPY_SPACE, count_status(before, n, "n=48000", "ok"));
     assert_int_equal(SAXPY_SPACE, count_status(before, n, "n=1048576", "ok"));
 
