@@ -139,9 +139,20 @@ typedef struct kc_cache_proposal {
     const char *worst_shape;
     const char *runner_up; /* the next candidate, or NULL */
     double runner_up_mean;
+    /* the variant the caller named for this kernel and device (its current
+     * default), scored the same way over the compared shapes it ran at */
+    const char *current;  /* NULL when the caller named none */
+    double current_mean;  /* NAN when it ran at none of them */
+    double current_worst;
+    int current_missing;  /* compared shapes it did not run correctly at */
 } kc_cache_proposal;
+/* The variant to score beside the proposal for a kernel on a device (its
+ * current default), or NULL for none. */
+typedef const char *(*kc_cache_current_fn)(void *user, const char *kernel, const char *device_key);
 /* One proposal per kernel and device matching the filter (its shape is not
- * used), in the arena; returns how many, or -1 when the query failed. */
-int kc_cache_propose_defaults(kc_cache *c, const kc_cache_filter *f, kc_cache_proposal **out, kc_arena *a);
+ * used), in the arena; current (may be NULL) names a variant to score
+ * beside each. Returns how many, or -1 when the query failed. */
+int kc_cache_propose_defaults(kc_cache *c, const kc_cache_filter *f, kc_cache_current_fn current, void *user,
+                              kc_cache_proposal **out, kc_arena *a);
 
 #endif

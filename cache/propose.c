@@ -8,6 +8,8 @@
  * shape: the geometric mean of time / winner over the shapes, so that a
  * small shape counts as much as a large one. Only variants that ran
  * correctly at every compared shape qualify: a default must not fail.
+ * A variant the caller names (the kernel's current default) is scored
+ * beside the proposal, over the compared shapes it ran at.
  */
 #include "kc_cache.h"
 
@@ -105,6 +107,7 @@ static void score(group *g)
         compared += KC_VEC_AT(g->shape_list, shape_stat, i)->compared;
     p->candidates = 0;
     p->variant = p->runner_up = NULL;
+    p->current_mean = NAN, p->current_worst = 0, p->current_missing = compared;
     for (int i = 0; i < g->rows.len;) {
         const char *variant = KC_VEC_AT(g->rows, row, i)->variant;
         double log_sum = 0, worst = 0;
@@ -119,6 +122,11 @@ static void score(group *g)
             if (slowdown > worst)
                 worst = slowdown, worst_shape = r->shape->name;
             seen++;
+        }
+        if (p->current && !strcmp(variant, p->current)) {
+            p->current_mean = seen ? exp(log_sum / seen) : NAN;
+            p->current_worst = worst;
+            p->current_missing = compared - seen;
         }
         if (seen != compared)
             continue;
@@ -167,7 +175,8 @@ static void finish_group(kc_arena *a, group *g)
     kc_buf_free(&left);
 }
 
-int kc_cache_propose_defaults(kc_cache *c, const kc_cache_filter *f, kc_cache_proposal **out, kc_arena *a)
+int kc_cache_propose_defaults(kc_cache *c, const kc_cache_filter *f, kc_cache_current_fn current, void *user,
+                              kc_cache_proposal **out, kc_arena *a)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(kc_cache_db(c), SQL, -1, &st, NULL) != SQLITE_OK)
@@ -183,6 +192,8 @@ int kc_cache_propose_defaults(kc_cache *c, const kc_cache_filter *f, kc_cache_pr
         if (!g || strcmp(g->p.kernel, (const char *)sqlite3_column_text(st, 0)) ||
             strcmp(g->p.device_key, (const char *)sqlite3_column_text(st, 1))) {
             g = start_group(a, st);
+            const char *named = current ? current(user, g->p.kernel, g->p.device_key) : NULL;
+            g->p.current = named ? kc_arena_strdup(a, named) : NULL;
             kc_vec_push(a, &groups, g);
         }
         add_row(a, g, st);

@@ -2,14 +2,16 @@
  * cmd_cache.c — `kc cache list|defaults|export|import|clear|check|repair`.
  */
 #include "kc/kcrt.h"
+#include "kc_build.h"
 #include "kc_cache.h"
 #include "kc_tools.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct cache_opts {
-    const char *action, *file, *cache_path, *kernel_tuner;
+    const char *action, *file, *cache_path, *kernel_tuner, *bundle;
     kc_cache_filter filter;
     bool json;
 } cache_opts;
@@ -17,10 +19,11 @@ typedef struct cache_opts {
 static int parse(int argc, char **argv, cache_opts *o)
 {
     static const kc_opt opts[] = {{"--cache", true}, {"--kernel", true}, {"--device", true}, {"--shape", true},
-                                  {"--backend", true}, {"--json", false}, {"--kernel-tuner", true}};
+                                  {"--backend", true}, {"--json", false}, {"--kernel-tuner", true},
+                                  {"--bundle", true}};
     kc_args a = {"cache", argc, argv, 1, NULL, NULL};
     int r;
-    while ((r = kc_next_arg(&a, opts, 7)) != -2) {
+    while ((r = kc_next_arg(&a, opts, 8)) != -2) {
         switch (r) {
         case -3: return KC_EXIT_USAGE;
         case -1:
@@ -38,6 +41,7 @@ static int parse(int argc, char **argv, cache_opts *o)
         case 4: o->filter.backend = a.value; break;
         case 5: o->json = true; break;
         case 6: o->kernel_tuner = a.value; break;
+        case 7: o->bundle = a.value; break;
         }
     }
     if (!o->action)
@@ -52,6 +56,8 @@ static int parse(int argc, char **argv, cache_opts *o)
         return kc_usage_error("cache", "defaults weighs every shape measured; it takes no --shape");
     if (!strcmp(o->action, "defaults") && o->file)
         return kc_usage_error("cache", "defaults takes no FILE");
+    if (o->bundle && strcmp(o->action, "defaults"))
+        return kc_usage_error("cache", "--bundle is for defaults (to score the bundle's current defaults)");
     if (whole && o->file)
         return kc_usage_error("cache", "%s takes no FILE; name the cache with --cache", o->action);
     if (file_action && !o->file && !o->kernel_tuner)
@@ -84,7 +90,43 @@ static void yaml_variant(kc_buf *out, const char *variant)
     kc_buf_puts(out, "}");
 }
 
-static void print_proposal(const kc_cache_proposal *p, const char *type)
+/* --bundle: the devices on this machine and the bundle whose defaults
+ * are scored beside the proposals */
+typedef struct here {
+    kcrt_device_info *list;
+    int n;
+    kc_bundle *b;
+} here;
+
+static const char *current_default(void *user, const char *kernel, const char *device_key)
+{
+    here *h = user;
+    const char *why;
+    return kc_bundle_default_variant(h->b, kernel, device_type(device_key, h->list, h->n), &why);
+}
+
+static void print_current(const kc_cache_proposal *p, const here *h, const char *type, const char *bundle)
+{
+    const char *why = "";
+    if (!p->current) {
+        printf("  current    (%s has no kernel %s)\n", bundle, p->kernel);
+        return;
+    }
+    kc_bundle_default_variant(h->b, p->kernel, type, &why);
+    printf("  current    %-40s ", p->current);
+    if (isnan(p->current_mean))
+        printf("not run correctly at any compared shape");
+    else
+        printf("%.2fx each shape's winner, at worst %.2fx", p->current_mean, p->current_worst);
+    if (p->current_missing && !isnan(p->current_mean))
+        printf(", and not run correctly at %d of the %d", p->current_missing, p->shapes);
+    printf(" (%s%s in %s)\n", p->variant && !strcmp(p->variant, p->current) ? "the proposal; " : "", why, bundle);
+    if (!type)
+        printf("             (the device is not on this machine, so kc.yaml's default for its type is not known "
+               "here)\n");
+}
+
+static void print_proposal(const kc_cache_proposal *p, const char *type, const here *h, const char *bundle)
 {
     printf("%s on %s (%s; source %.12s)\n", p->kernel, p->device, p->backend, p->source_hash);
     if (!p->variant) {
@@ -99,6 +141,8 @@ static void print_proposal(const kc_cache_proposal *p, const char *type)
            p->mean_slowdown, p->worst_slowdown, p->worst_shape);
     if (p->runner_up)
         printf("  next       %-40s %.2fx\n", p->runner_up, p->runner_up_mean);
+    if (h->b)
+        print_current(p, h, type, bundle);
     if (p->candidates < 3 && p->shapes > 1)
         printf("  few to choose from: the others failed somewhere or were measured at some shapes only "
                "(`kc cache list --kernel %s` says which); `kc tune --budget all` measures every variant\n",
@@ -109,32 +153,46 @@ static void print_proposal(const kc_cache_proposal *p, const char *type)
     kc_buf_free(&yaml);
 }
 
-/* `kc cache defaults`: a proposed kc.yaml default per kernel and device. */
+/* The devices on this machine (their types name kc.yaml's defaults). */
+static kcrt_device_info *local_devices(int *n)
+{
+    char err[256];
+    kcrt_device_info *list = NULL;
+    *n = 0;
+    if (kcrt_devices(NULL, NULL, 0, n, err, sizeof(err)) == KCRT_OK && *n > 0) {
+        list = calloc((size_t)*n, sizeof(*list));
+        if (!list || kcrt_devices(NULL, list, *n, n, err, sizeof(err)) != KCRT_OK)
+            *n = 0;
+    }
+    return list;
+}
+
+/* `kc cache defaults`: a proposed kc.yaml default per kernel and device,
+ * with --bundle the bundle's current default scored beside it. */
 static int propose(kc_cache *c, const cache_opts *o)
 {
+    here h = {0};
+    char err[512];
+    if (o->bundle && !(h.b = kc_bundle_open(o->bundle, false, err, sizeof(err))))
+        return fprintf(stderr, "kc cache: %s\n", err), KC_EXIT_ERROR;
+    h.list = local_devices(&h.n);
     kc_arena a;
     kc_arena_init(&a);
     kc_cache_proposal *p;
-    int n = kc_cache_propose_defaults(c, &o->filter, &p, &a);
-    int devices = 0;
-    char err[256];
-    kcrt_device_info *list = NULL;
-    if (n > 0 && kcrt_devices(NULL, NULL, 0, &devices, err, sizeof(err)) == KCRT_OK && devices > 0) {
-        list = calloc((size_t)devices, sizeof(*list));
-        if (!list || kcrt_devices(NULL, list, devices, &devices, err, sizeof(err)) != KCRT_OK)
-            devices = 0;
-    }
+    int n = kc_cache_propose_defaults(c, &o->filter, h.b ? current_default : NULL, &h, &p, &a);
     bool untyped = false;
     for (int i = 0; i < n; i++) {
-        const char *type = device_type(p[i].device_key, list, devices);
+        const char *type = device_type(p[i].device_key, h.list, h.n);
         untyped |= p[i].variant && !type;
-        print_proposal(&p[i], type);
+        print_proposal(&p[i], type, &h, o->bundle);
     }
     if (!n)
         fprintf(stderr, "kc cache: no results match; see kc cache list\n");
     if (untyped)
         printf("TYPE: the device's type as `kc devices` names it there (cpu, integrated, discrete, virtual, other)\n");
-    free(list);
+    free(h.list);
+    if (h.b)
+        kc_bundle_close(h.b);
     kc_arena_free(&a);
     return n < 0 ? KC_EXIT_ERROR : KC_EXIT_OK;
 }

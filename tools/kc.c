@@ -104,7 +104,7 @@ const kc_command kc_commands[] = {
      "The bundle is written atomically: an interrupted build leaves no partial file.\n"},
     {"cache", kc_cmd_cache, "list, export, import, clear, check or repair tuning results; propose defaults",
      "usage: kc cache list [--json] [FILTERS]\n"
-     "       kc cache defaults [FILTERS]\n"
+     "       kc cache defaults [--bundle FILE] [FILTERS]\n"
      "       kc cache export FILE [FILTERS]\n"
      "       kc cache export --kernel-tuner FILE [FILTERS]\n"
      "       kc cache import FILE\n"
@@ -119,7 +119,9 @@ const kc_command kc_commands[] = {
      "  defaults        for each kernel and device, the variant closest to every\n"
      "                  measured shape's winner (the smallest geometric mean of\n"
      "                  its slowdowns), as a kc.yaml `defaults:` line for that\n"
-     "                  kind of device; the newest source of the kernel only\n"
+     "                  kind of device; the newest source of the kernel only;\n"
+     "                  --bundle FILE scores the bundle's current default beside\n"
+     "                  it (kc.yaml's for the device's type, else the source's)\n"
      "  export FILE     every result as JSON, for `kc cache import` on another machine\n"
      "  --kernel-tuner FILE   one kernel, device and shape in Kernel Tuner's cache\n"
      "                  format, which `kc tune --replay` reads\n"

@@ -53,6 +53,24 @@ struct sqlite3 *kc_bundle_db(kc_bundle *b) { return b->db; }
 
 const char *kc_bundle_meta(kc_bundle *b, const char *key) { return kcrt_bundle_meta(b->file, key); }
 
+const char *kc_bundle_default_variant(kc_bundle *b, const char *kernel, const char *device_type, const char **why)
+{
+    for (int i = 0; i < kcrt_bundle_kernel_count(b->file); i++) {
+        const kcrt_kernel_info *k = kcrt_bundle_kernel_info(b->file, i);
+        if (strcmp(k->name, kernel))
+            continue;
+        const char *typed = NULL;
+        if (device_type) {
+            char key[300];
+            snprintf(key, sizeof(key), "default.%s.%s", device_type, kernel);
+            typed = kc_bundle_meta(b, key);
+        }
+        *why = typed ? "kc.yaml's default for the device's type" : "the source's default";
+        return typed ? typed : k->default_variant;
+    }
+    return NULL;
+}
+
 /* ---- the description ------------------------------------------------------------ */
 
 /* Postfix text as C-like infix, optionally with tunables substituted. */

@@ -156,6 +156,11 @@ void kc_bundle_close(kc_bundle *b);
 /* The SQLite handle, for queries beyond the helpers here. */
 struct sqlite3 *kc_bundle_db(kc_bundle *b);
 const char *kc_bundle_meta(kc_bundle *b, const char *key);
+/* The variant libkcrt launches untuned: kc.yaml's default for device_type
+ * ("cpu", ...; NULL: none) where the kernel has one, else its source's
+ * KC_TUNE defaults; NULL when the bundle has no such kernel. *why says
+ * which ("kc.yaml's cpu default", "the source's default"). */
+const char *kc_bundle_default_variant(kc_bundle *b, const char *kernel, const char *device_type, const char **why);
 
 /* Rebuilds a kernel's program from the sources the bundle carries (written
  * to a temporary directory so that #include works as it did at build

@@ -174,6 +174,13 @@ static void put_time(kc_cache *c, kc_cache_key k, kc_result_status status, doubl
         fail_msg("%s", err);
 }
 
+/* kc cache defaults --bundle: the variant to score beside the proposal,
+ * here the one user names, for saxpy on llvmpipe only */
+static const char *named_variant(void *user, const char *kernel, const char *device_key)
+{
+    return strcmp(kernel, "saxpy") || strstr(device_key, "H100") ? NULL : user;
+}
+
 /* `kc cache defaults`: the variant with the smallest geometric mean of its
  * slowdowns against each shape's winner, among those that ran correctly at
  * every shape; a barely tuned shape, an older source, cold timings and
@@ -212,7 +219,7 @@ static void defaults_are_proposed(void **state)
     kc_arena_init(&a);
     kc_cache_proposal *p;
     kc_cache_filter f = {"saxpy", NULL, NULL, NULL};
-    assert_int_equal(2, kc_cache_propose_defaults(c, &f, &p, &a));
+    assert_int_equal(2, kc_cache_propose_defaults(c, &f, NULL, NULL, &p, &a));
     const kc_cache_proposal *here = strcmp(p[0].device, "llvmpipe") ? &p[1] : &p[0];
     const kc_cache_proposal *h100 = here == p ? &p[1] : &p[0];
     assert_string_equal("hash1", here->source_hash);
@@ -228,8 +235,31 @@ static void defaults_are_proposed(void **state)
     assert_string_equal("V=F", h100->variant);
     assert_int_equal(1, h100->shapes);
     assert_null(h100->runner_up);
+    assert_null(here->current); /* none was named */
+    /* a current default scored beside the proposal: over the compared
+     * shapes it ran at, and how many it failed or missed */
+    const struct {
+        const char *variant;
+        double mean, worst;
+        int missing;
+    } named[] = {{"V=A", cbrt(3.0), 3, 0}, {"V=D", sqrt(1.05 * 1.2), 1.2, 1}, {"V=Z", NAN, 0, 3}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(2, kc_cache_propose_defaults(c, &f, named_variant, (void *)named[i].variant, &p, &a));
+        here = strcmp(p[0].device, "llvmpipe") ? &p[1] : &p[0];
+        h100 = here == p ? &p[1] : &p[0];
+        assert_string_equal(named[i].variant, here->current);
+        assert_null(h100->current);
+        assert_string_equal("V=B", here->variant); /* the proposal does not change */
+        assert_int_equal(named[i].missing, here->current_missing);
+        if (isnan(named[i].mean)) {
+            assert_true(isnan(here->current_mean));
+        } else {
+            assert_true(fabs(here->current_mean - named[i].mean) < 1e-9);
+            assert_true(fabs(here->current_worst - named[i].worst) < 1e-9);
+        }
+    }
     kc_cache_filter none = {"gemm", NULL, NULL, NULL};
-    assert_int_equal(0, kc_cache_propose_defaults(c, &none, &p, &a));
+    assert_int_equal(0, kc_cache_propose_defaults(c, &none, NULL, NULL, &p, &a));
     kc_arena_free(&a);
     kc_cache_close(c);
 }
