@@ -372,8 +372,15 @@ static void report_text(run_state *st, const run_opts *o, const timing *t)
            kcrt_backend_name(st->ctx), (long long)t->grid[0], (long long)t->grid[1], (long long)t->grid[2]);
     if (o->repeat == 0)
         return;
+    /* kcrt_time_launch: on a CPU Vulkan driver a timestamp pair brackets
+     * up to 8 launches, so min and max are those groups' means */
+    bool grouped = o->cold_mib < 0 && kcrt_device_info_get(st->ctx)->type == KCRT_DEVICE_CPU &&
+                   !strcmp(kcrt_backend_name(st->ctx), "vulkan") && o->repeat > 1;
     printf("time     %.3f us median of %d (min %.3f, max %.3f), device timestamps%s\n", t->median / 1e3,
-           o->repeat, t->min / 1e3, t->max / 1e3, o->cold_mib >= 0 ? ", cold caches" : "");
+           o->repeat, t->min / 1e3, t->max / 1e3,
+           o->cold_mib >= 0 ? ", cold caches"
+           : grouped        ? ", up to 8 launches a timestamp pair (a CPU driver: docs/benchmarks.md)"
+                            : "");
     if (t->bytes >= 0)
         printf("memory   %.2f GB/s\n", t->bytes / t->median);
     if (t->flops >= 0)
