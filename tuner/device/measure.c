@@ -73,6 +73,21 @@ enum { RACE_MIN_SAMPLES = 3 };
  * cap's checks frequent. */
 enum { COLD_ROUND = 8 };
 
+/* How many independent figures the samples are. On a CPU Vulkan driver
+ * kcrt_time_launch gives each launch of a group bracketed by one timestamp
+ * pair (up to 8) the group's mean, so a run of equal neighbours is one
+ * figure; elsewhere each launch is its own (a GPU's coarse timer, CUDA's
+ * 0.5 us, may well read two launches alike). */
+static int independent(const td_search *r, const double *ns, int n)
+{
+    if (r->s->dev->type != KCRT_DEVICE_CPU || strcmp(r->s->dev->backend, "vulkan"))
+        return n;
+    int runs = n > 0;
+    for (int i = 1; i < n; i++)
+        runs += ns[i] != ns[i - 1];
+    return runs;
+}
+
 /* m timed launches, back to back or (kc tune --cold) each after a write
  * of scratch memory that pushes the inputs out of the caches. The warm-up
  * launches stay back to back: they are there to raise the clocks. */
@@ -324,7 +339,8 @@ static bool time_rounds(td_search *r, kcrt_kernel *k, const kc_cache_key *key, d
          * variant on a busy machine spends the cap in its first rounds) */
         if ((raced = cannot_win(&sum, best_ns)))
             break;
-        if ((n >= 10 && 1.58 * iqr / sqrt(n) <= NOTCH_BOUND * median) || td_now() - t0 >= cap)
+        if ((n >= 10 && 1.58 * iqr / sqrt(independent(r, samples, n)) <= NOTCH_BOUND * median) ||
+            td_now() - t0 >= cap)
             break;
     }
     td_watchdog_disarm(r->s->dog);
