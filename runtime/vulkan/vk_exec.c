@@ -560,7 +560,7 @@ static void record_flush(vk_dev *d, vk_batch *b, void *flush, size_t bytes, uint
     d->stats.barriers += 2;
 }
 
-/* Launches a pair of timestamps brackets on a CPU driver. lavapipe takes
+/* How many launches one pair of timestamps brackets. lavapipe takes
  * a timestamp on its rasteriser threads and the barrier after it wakes
  * them, which costs the bracketed launch ~25 us of thread hand-offs on a
  * 2-core machine (a one-workgroup launch: 52 us bracketed alone, 28 us in
