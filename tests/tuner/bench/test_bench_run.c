@@ -10,6 +10,9 @@
 #include "rt_test.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -388,11 +391,21 @@ static void shapes_and_calibration(void **state)
         fail_msg("exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "GB/s");
     ASSERT_CONTAINS(out, "GFLOP/s");
+    /* each round's best is shown, and the peaks are the best of them */
+    ASSERT_CONTAINS(out, "kc_bench_copy  round 3 of 3: best");
     free(out);
     json_t *p = load(path("peaks.json"));
     json_t *mine = json_object_get(json_object_get(p, "devices"), kcrt_device_info_get(rt_ctx)->key);
     assert_non_null(mine);
-    assert_true(json_real_value(json_object_get(mine, "gb_per_s")) > 0);
+    double copy = json_real_value(json_object_get(mine, "gb_per_s"));
+    assert_true(copy > 0);
+    /* the rounds' spread is kept with them, and the best is its top */
+    double lo, hi;
+    const char *spread = strstr(json_string_value(json_object_get(mine, "detail")), "best of 3 rounds (");
+    assert_non_null(spread);
+    assert_int_equal(2, sscanf(spread, "best of 3 rounds (%lf-%lf GB/s", &lo, &hi));
+    assert_true(lo <= hi);
+    assert_true(fabs(hi - copy) <= 0.051);
     json_decref(p);
     /* two shapes of --shape, and the roofline column from the peaks */
     rc = kc_test_sh(
