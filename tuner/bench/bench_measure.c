@@ -644,7 +644,7 @@ bool kc_bench_calibrate(kc_bench_ref *r, bool quiet, kc_bench_peaks *out, char *
     calib_spread(&copy, copy_spread, sizeof(copy_spread));
     calib_spread(&fma, fma_spread, sizeof(fma_spread));
     snprintf(out->detail, sizeof(out->detail),
-             "copy %.48s over %lld MiB; fma %.48s over %lld threads; best of %d rounds (%s, %s)", copy.variant,
+             "copy %.48s over %lld MiB; fma %.48s over %lld threads; best of %d rounds: %s, %s", copy.variant,
              (long long)(copy.n * 16 >> 20), fma.variant, (long long)fma.n, CALIB_ROUNDS, copy_spread, fma_spread);
     return true;
 }

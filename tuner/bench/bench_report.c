@@ -227,6 +227,14 @@ static void explain(const kc_bench_result *res, char *out, size_t len)
         snprintf(out + at, len - at, "; %s", c->note);
 }
 
+/* A calibration's rounds as its detail keeps them, "best of 3 rounds:
+ * 13.5-19.2 GB/s, 37.6-38.6 GFLOP/s", for the peaks line; NULL for a
+ * datasheet's or an older kc's peaks. */
+static const char *rounds(const kc_bench_peaks *p)
+{
+    return strstr(p->detail, "best of ");
+}
+
 static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
 {
     fprintf(out, "%sdevice     %s [%s]\n", bullet, r->device_name, r->backend);
@@ -243,12 +251,13 @@ static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
                 bullet, r->peaks.gb_per_s, r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "",
                 r->peaks.when, 100 * r->peaks.steal);
     else if (r->peaks.known)
-        fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s)\n", bullet, r->peaks.gb_per_s,
-                r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when);
+        fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s%s%s)\n", bullet, r->peaks.gb_per_s,
+                r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when,
+                rounds(&r->peaks) ? "; " : "", rounds(&r->peaks) ? rounds(&r->peaks) : "");
     else if (r->peaks.stale)
         fprintf(out,
-                "%speaks      unknown: those measured %s came from an older kc's calibration kernels, which this "
-                "kc compiles to run faster; `kc bench --calibrate` measures them again\n",
+                "%speaks      unknown: those measured %s came from an older kc's calibration, which this kc "
+                "measures another way; `kc bench --calibrate` measures them again\n",
                 bullet, *r->peaks.when ? r->peaks.when : "before");
     else
         fprintf(out, "%speaks      unknown: `kc bench --calibrate` measures them, for the roofline column\n",
