@@ -269,6 +269,21 @@ static void note_stolen_time(double steal, const kc_tune_device_summary *sum, bo
             100 * steal);
 }
 
+/* Other processes on the machine (a build, a browser) take the same
+ * cores on a CPU device, and unevenly, so the variants timed while they
+ * ran read slower than the others. */
+static void note_other_load(double others, const kc_tune_device_summary *sum, bool quiet)
+{
+    if (quiet || others < KC_BENCH_OTHERS_NOTE || !sum->measured || !sum->cpu_device)
+        return;
+    fprintf(stderr,
+            "kc tune: other processes kept %.0f%% of this machine's CPU time busy during this tune, on the "
+            "cores the variants ran on: timings taken while they ran read slow and close winners are less "
+            "certain (to measure again on a quiet machine, tune with a new --cache FILE: this cache keeps "
+            "them)\n",
+            100 * others);
+}
+
 static int on_device(tune_args *t)
 {
     kc_tune_device_options *d = &t->dev;
@@ -292,8 +307,10 @@ static int on_device(tune_args *t)
     bool host = kc_bench_cpu_now(&before);
     int rc = kc_tune_device(d, &sum);
     kc_on_interrupt(NULL);
-    if (host && kc_bench_cpu_now(&after))
+    if (host && kc_bench_cpu_now(&after)) {
         note_stolen_time(kc_bench_cpu_steal(&before, &after), &sum, d->quiet);
+        note_other_load(kc_bench_cpu_others(&before, &after), &sum, d->quiet);
+    }
     return rc ? KC_EXIT_ERROR : KC_EXIT_OK;
 }
 

@@ -14,11 +14,19 @@
  *
  * Linux counts stolen time per CPU in /proc/stat (the "steal" column,
  * since 2.6.11); elsewhere the share is unknown (-1) and nothing is said.
+ *
+ * The same counters, less this process's own CPU time (getrusage), give
+ * the share other processes of the machine kept busy: on a CPU device a
+ * build beside a tune takes the cores its variants run on, unevenly, and
+ * put one default 1.69x off its winner on the 2-core machine when timed
+ * alone it was 1.07-1.14x (docs/benchmarks.md).
  */
 #include "kc_bench.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 bool kc_bench_cpu_parse(const char *text, kc_bench_cpu *out)
 {
@@ -33,7 +41,20 @@ bool kc_bench_cpu_parse(const char *text, kc_bench_cpu *out)
     out->busy = v[0] + v[1] + v[2] + v[5] + v[6];
     out->idle = v[3] + v[4];
     out->steal = v[7];
+    out->self = 0;
     return true;
+}
+
+/* This process's CPU time, user and system, in the ticks /proc/stat counts. */
+static unsigned long long self_ticks(void)
+{
+    struct rusage ru;
+    long hz = sysconf(_SC_CLK_TCK);
+    if (getrusage(RUSAGE_SELF, &ru) != 0 || hz <= 0)
+        return 0;
+    double s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+               ru.ru_stime.tv_usec * 1e-6;
+    return (unsigned long long)(s * (double)hz);
 }
 
 bool kc_bench_cpu_now(kc_bench_cpu *out)
@@ -44,6 +65,8 @@ bool kc_bench_cpu_now(kc_bench_cpu *out)
         return false;
     bool ok = fgets(line, sizeof(line), f) && kc_bench_cpu_parse(line, out);
     fclose(f);
+    if (ok)
+        out->self = self_ticks();
     return ok;
 }
 
@@ -57,4 +80,15 @@ double kc_bench_cpu_steal(const kc_bench_cpu *before, const kc_bench_cpu *after)
     if (busy + idle + steal < 10)
         return -1;
     return (double)steal / (double)(busy + idle + steal);
+}
+
+double kc_bench_cpu_others(const kc_bench_cpu *before, const kc_bench_cpu *after)
+{
+    if (kc_bench_cpu_steal(before, after) < 0 || after->self < before->self)
+        return -1;
+    unsigned long long busy = after->busy - before->busy, self = after->self - before->self,
+                       all = busy + (after->idle - before->idle) + (after->steal - before->steal);
+    /* the two clocks round differently: this process can read a tick or two
+     * busier than the whole machine */
+    return busy > self ? (double)(busy - self) / (double)all : 0;
 }

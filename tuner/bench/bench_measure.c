@@ -324,6 +324,71 @@ static void plan(const kc_bench_opts *o, double t_k, double t_r, int *rounds, in
     }
 }
 
+/* ---- a copy of the same bytes ---------------------------------------------------- */
+
+/* kc's copy kernel (the calibration's) at a benchmark's bytes: the
+ * variant fastest at that size, and its buffers. */
+typedef struct copy_roof {
+    kcrt_kernel *k; /* NULL: no copy for this benchmark */
+    kcrt_buffer *x, *y;
+    kcrt_arg args[3];
+    int q; /* launches per timed submission */
+} copy_roof;
+
+static void copy_close(copy_roof *c)
+{
+    if (c->x)
+        kcrt_buffer_free(c->x);
+    if (c->y)
+        kcrt_buffer_free(c->y);
+    memset(c, 0, sizeof(*c));
+}
+
+/* Buffers for a copy of `bytes` (n = bytes / 32 float4s, one read and one
+ * written each), then every variant of the copy kernel timed at that size
+ * and the fastest kept: so the copy is held to what kc's code does best
+ * at this size, as the calibration is at 64 MiB. False (and no copy) when
+ * the bytes are unknown or beyond the buffers kc bench allocates. */
+static bool copy_open(kc_bench_ref *r, double bytes, copy_roof *c)
+{
+    memset(c, 0, sizeof(*c));
+    int64_t n = bytes > 0 ? (int64_t)(bytes / 32) : 0;
+    kcrt_kernel *def;
+    if (n < 1 || n > r->max_n || kcrt_kernel_get_variant(r->bundle, "kc_bench_copy", "", &def) != KCRT_OK ||
+        kcrt_buffer_create(r->ctx, (size_t)n * 16, &c->x) != KCRT_OK ||
+        kcrt_buffer_create(r->ctx, (size_t)n * 16, &c->y) != KCRT_OK) {
+        copy_close(c);
+        return false;
+    }
+    c->args[0] = KCRT_I32(n), c->args[1] = KCRT_BUF(c->x), c->args[2] = KCRT_BUF(c->y);
+    const kcrt_kernel_info *ki = kcrt_kernel_info_get(def);
+    double each[MIN_PER], best = INFINITY;
+    kcrt_kernel *fastest = NULL;
+    for (int v = 0; v < ki->nvariants; v++) {
+        kcrt_kernel *k;
+        if (kcrt_kernel_get_variant(r->bundle, "kc_bench_copy", ki->variants[v].tunables, &k) != KCRT_OK)
+            continue; /* not for this backend, or beyond this device's limits */
+        double t = timed_median(k, c->args, 3, MIN_PER, each);
+        if (t < best)
+            best = t, fastest = k;
+    }
+    if (!fastest) {
+        copy_close(c);
+        return false;
+    }
+    c->k = fastest;
+    c->q = per_submission(best);
+    return true;
+}
+
+/* The copy's median launch over one submission; NAN without a copy or
+ * after a failure. */
+static double copy_time(copy_roof *c)
+{
+    double each[MAX_PER];
+    return c->k ? timed_median(c->k, c->args, 3, c->q, each) : NAN;
+}
+
 static void failed(kc_bench_result *res, kc_arena *a, const char *fmt, const char *what)
 {
     res->error = kc_arena_printf(a, fmt, what);
@@ -354,14 +419,23 @@ static bool run_rounds(launch r, launch k, int pk, int pr, kc_bench_result *res)
     return ok;
 }
 
-/* Room for the samples of the planned rounds, then the rounds. */
-static bool sample(launch r, launch k, int pr, kc_arena *a, kc_bench_result *res)
+/* Room for the samples of the planned rounds, then the rounds, with the
+ * copy (when there is one) timed just before and just after: their
+ * geometric mean goes to res->copy_ns, so that a change in the machine's
+ * speed during the rounds cancels to first order. */
+static bool sample(launch r, launch k, int pr, copy_roof *copy, kc_arena *a, kc_bench_result *res)
 {
     res->ntimes = res->rounds * res->per_round;
     res->times = kc_arena_alloc(a, (size_t)res->ntimes * sizeof(double));
     res->ref = kc_arena_alloc(a, (size_t)(res->rounds + 1) * sizeof(double));
     res->ratios = kc_arena_alloc(a, (size_t)res->rounds * sizeof(double));
-    return run_rounds(r, k, res->per_round, pr, res);
+    double before = copy ? copy_time(copy) : NAN;
+    if (!run_rounds(r, k, res->per_round, pr, res))
+        return false;
+    double after = isnan(before) ? NAN : copy_time(copy);
+    if (!isnan(after))
+        res->copy_ns = sqrt(before * after);
+    return true;
 }
 
 static void derived(kc_bench_result *res, const kc_bench_args *args, const kcrt_kernel_info *ki)
@@ -374,6 +448,7 @@ static void derived(kc_bench_result *res, const kc_bench_args *args, const kcrt_
     res->gb_per_s = res->bytes >= 0 ? res->bytes / res->time.median : -1;
     res->gflop_per_s = res->flops >= 0 ? res->flops / res->time.median : -1;
     res->roofline = -1;
+    res->vs_copy = res->copy_ns > 0 ? res->copy_ns / res->time.median : -1;
 }
 
 /* A kernel's first launch (which makes its pipeline) and a first estimate
@@ -437,7 +512,11 @@ void kc_bench_measure(kc_bench_ref *ref, kcrt_kernel *k, const char *ref_shape, 
         int pr;
         plan(o, t_k, t_r, &res->rounds, &res->per_round, &pr);
         launch r = {ref->k, rargs, 4}, kl = {k, args.args, (size_t)args.nargs};
-        if (!sample(r, kl, pr, a, res))
+        copy_roof copy;
+        copy_open(ref, kc_bench_args_eval(&args, ki->bytes), &copy);
+        bool sampled = sample(r, kl, pr, &copy, a, res);
+        copy_close(&copy);
+        if (!sampled)
             failed(res, a, "timing: %s", kcrt_error(kcrt_kernel_context(k)));
         else
             derived(res, &args, ki);
@@ -473,7 +552,7 @@ void kc_bench_measure_against(kcrt_kernel *k, kcrt_kernel *base, const kc_bench_
             int pb;
             plan(o, t_k, t_b, &res->rounds, &res->per_round, &pb);
             launch r = {base, bargs.args, (size_t)bargs.nargs}, kl = {k, args.args, (size_t)args.nargs};
-            if (!sample(r, kl, pb, a, res))
+            if (!sample(r, kl, pb, NULL, a, res))
                 failed(res, a, "timing: %s", kcrt_error(kcrt_kernel_context(k)));
             else
                 derived(res, &args, ki);

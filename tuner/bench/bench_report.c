@@ -41,7 +41,7 @@ static const char *confidence(double p, char *buf, size_t len)
 
 /* ---- the table ------------------------------------------------------------------- */
 
-enum { MAX_COLS = 13, CELL = 96 };
+enum { MAX_COLS = 14, CELL = 96 };
 
 typedef struct table {
     int ncols, nrows;
@@ -74,8 +74,8 @@ static bool compared(const kc_bench_run *r)
 static void header(table *t, const kc_bench_run *r, bool verbose)
 {
     static const char *const names[] = {"kernel",  "shape", "variant", "median",  "spread",
-                                        "samples", "GB/s",  "GFLOP/s", "roofline"};
-    static const bool right[] = {false, false, false, true, true, true, true, true, true};
+                                        "samples", "GB/s",  "GFLOP/s", "roofline", "vs copy"};
+    static const bool right[] = {false, false, false, true, true, true, true, true, true, true};
     t->ncols = 0;
     for (size_t i = 0; i < KC_COUNT(names); i++)
         t->right[t->ncols] = right[i], cell(t, 0, t->ncols++, "%s", names[i]);
@@ -106,6 +106,10 @@ static void row(table *t, int i, const kc_bench_run *r, const kc_bench_result *r
     number_cell(t, i, c++, res->gflop_per_s, "%.2f");
     if (res->roofline >= 0)
         cell(t, i, c++, "%.0f%% %s", 100 * res->roofline, res->bound);
+    else
+        cell(t, i, c++, "-");
+    if (res->vs_copy >= 0)
+        cell(t, i, c++, "%.0f%%", 100 * res->vs_copy);
     else
         cell(t, i, c++, "-");
     if (verbose)

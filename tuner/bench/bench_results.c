@@ -19,6 +19,7 @@
  *        "samples", "ratio_median", "ratio_spread", "reference_shape",
  *        "reference_median_ns",
  *        "bytes", "flops", "gb_per_s", "gflop_per_s", "roofline", "bound",
+ *        "copy_ns", "vs_copy",
  *        "times_ns": […], "reference_ns": […], "ratios": […],
  *        "comparison": {…} | absent, "error": "…" | absent}],
  *    "summary": {"regression": n, "unchanged": n, …}}
@@ -67,6 +68,7 @@ kc_bench_result *kc_bench_run_add(kc_bench_run *r, const char *kernel, const cha
     res->kernel = kc_arena_strdup(&r->arena, kernel);
     res->shape = kc_arena_strdup(&r->arena, shape);
     res->bytes = res->flops = res->gb_per_s = res->gflop_per_s = res->roofline = -1;
+    res->copy_ns = res->vs_copy = -1;
     kc_vec_push(&r->arena, &r->results, res);
     return res;
 }
@@ -205,6 +207,8 @@ static json_t *result_json(const kc_bench_run *r, const kc_bench_result *res)
     json_object_set_new(o, "gflop_per_s", num_or_null(res->gflop_per_s));
     json_object_set_new(o, "roofline", num_or_null(res->roofline));
     json_object_set_new(o, "bound", str_or_null(res->bound));
+    json_object_set_new(o, "copy_ns", num_or_null(res->copy_ns));
+    json_object_set_new(o, "vs_copy", num_or_null(res->vs_copy));
     json_object_set_new(o, "seconds", json_real(res->seconds));
     json_object_set_new(o, "verdict", json_string(kc_bench_verdict_name(res->cmp.final.verdict)));
     if (res->cmp.have)

@@ -144,6 +144,13 @@ typedef struct kc_bench_result {
     double bytes, flops;                    /* per launch; -1 when kc.yaml does not say */
     double gb_per_s, gflop_per_s, roofline; /* -1 when unknown */
     const char *bound;                      /* "memory" or "compute" when roofline >= 0 */
+    /* A plain copy of the same bytes in one launch (the reference kernel
+     * with no multiply-adds), timed just before and just after the rounds:
+     * its time, ns, and that time over the kernel's median. Near 1, no
+     * kernel moving these bytes in one launch could be much faster on this
+     * device, whatever the roofline says. -1 when unknown (no bytes, more
+     * than the reference's buffers hold, or --against). */
+    double copy_ns, vs_copy;
     double seconds;                         /* wall time spent measuring it */
     kc_bench_compare cmp;
 } kc_bench_result;
@@ -196,17 +203,25 @@ void kc_bench_judge(const double *now, int nnow, const double *base, int nbase, 
 /* CPU time since boot over every CPU, in ticks. */
 typedef struct kc_bench_cpu {
     unsigned long long busy, idle, steal; /* steal: time a hypervisor gave to other guests */
+    unsigned long long self;              /* of busy, this process's (its threads', the driver's too) */
 } kc_bench_cpu;
 
-/* From /proc/stat's text (its first line); false if it is not that. */
+/* From /proc/stat's text (its first line); false if it is not that.
+ * Leaves self at 0. */
 bool kc_bench_cpu_parse(const char *text, kc_bench_cpu *out);
 /* Now; false where the system does not count stolen time (not Linux). */
 bool kc_bench_cpu_now(kc_bench_cpu *out);
 /* The share of the CPU time between two samples that was stolen, 0..1;
  * -1 when the samples are too close or not of one machine. */
 double kc_bench_cpu_steal(const kc_bench_cpu *before, const kc_bench_cpu *after);
+/* The share of it that other processes of this machine kept busy, 0..1
+ * (-1 as for steal): on a CPU device, cores the variants did not have. */
+double kc_bench_cpu_others(const kc_bench_cpu *before, const kc_bench_cpu *after);
 /* Above this share kc bench says that raw times read low. */
 #define KC_BENCH_STEAL_NOTE 0.05
+/* Above this share of other processes' load kc tune says its timings are
+ * less certain: a core's worth on a 10-core machine, a fifth of one on 2. */
+#define KC_BENCH_OTHERS_NOTE 0.10
 
 /* ---- reports (bench_report.c) ---------------------------------------------------- */
 

@@ -354,7 +354,7 @@ static void markdown_table_shape(void **state)
     }
     assert_true(separator);
     assert_int_equal(2 + 3, rows); /* header, separator, three benchmarks */
-    assert_int_equal(12, width);   /* with the baseline's three columns */
+    assert_int_equal(13, width);   /* with the baseline's three columns */
     ASSERT_CONTAINS(md, "conv1d\\|pipe");
     ASSERT_CONTAINS(md, "**Regression**");
     free(md);
@@ -423,6 +423,22 @@ static void cpu_steal(void **state)
     assert_true(fabs(kc_bench_cpu_steal(&a, &b) - 430.0 / 1400.0) < 1e-12);
     assert_true(kc_bench_cpu_steal(&a, &a) == -1); /* no time between them */
     assert_true(kc_bench_cpu_steal(&b, &a) == -1); /* backwards: not one machine's */
+    /* other processes' share: the busy time that was not this process's */
+    a.self = 300, b.self = 520;
+    assert_true(fabs(kc_bench_cpu_others(&a, &b) - (670.0 - 220.0) / 1400.0) < 1e-12);
+    b.self = a.self + 675; /* the clocks round apart: never below 0 */
+    assert_true(kc_bench_cpu_others(&a, &b) == 0);
+    b.self = a.self - 1; /* not one process's */
+    assert_true(kc_bench_cpu_others(&a, &b) == -1);
+    assert_true(kc_bench_cpu_others(&a, &a) == -1);
+    /* and now, read back: this process is part of the machine's busy time */
+    kc_bench_cpu n0, n1;
+    if (kc_bench_cpu_now(&n0)) {
+        for (volatile unsigned long i = 0; i < 50000000ul; i++) /* about 0.1 s of CPU time */
+            ;
+        assert_true(kc_bench_cpu_now(&n1));
+        assert_true(n1.self > n0.self);
+    }
     /* not the summary line, or too few columns (kernels before 2.6.11) */
     assert_false(kc_bench_cpu_parse("cpu0 1 2 3 4 5 6 7 8\n", &a));
     assert_false(kc_bench_cpu_parse("cpu  1 2 3 4 5 6 7\n", &a));

@@ -417,11 +417,21 @@ static void shapes_and_calibration(void **state)
     ASSERT_CONTAINS(out, "% memory");
     ASSERT_CONTAINS(out, "measured");
     ASSERT_CONTAINS(out, "; best of 3 rounds: "); /* the peaks line shows how far the rounds moved */
+    ASSERT_CONTAINS(out, "vs copy");
     free(out);
     json_t *r = load(path("s.json"));
     assert_string_equal("n=4096", json_string_value(json_object_get(benchmark(r, 0), "shape")));
     assert_string_equal("n=65536", json_string_value(json_object_get(benchmark(r, 1), "shape")));
     assert_true(json_real_value(json_object_get(benchmark(r, 1), "roofline")) > 0);
+    /* a copy of the same bytes, timed around the rounds, for the "vs copy" column */
+    for (int i = 0; i < 2; i++) {
+        double copy = json_real_value(json_object_get(benchmark(r, i), "copy_ns"));
+        double median = json_real_value(json_object_get(benchmark(r, i), "median_ns"));
+        assert_true(copy > 0);
+        /* the file keeps 7 significant digits */
+        assert_true(fabs(json_real_value(json_object_get(benchmark(r, i), "vs_copy")) - copy / median) <
+                    1e-5 * (copy / median));
+    }
     json_decref(r);
 }
 
