@@ -254,34 +254,29 @@ static void on_interrupt(void)
     kc_write_stderr("\nkc tune: stopping after this measurement (Ctrl-C again to stop now)\n");
 }
 
-/* On a CPU device the variants run on the host's CPUs, so time a
- * hypervisor gives to other guests lengthens every timing; and as the
- * variants are timed one after another, a share that changes during the
- * tune favours those timed in its quieter minutes (docs/tuning.md). */
-static void note_stolen_time(double steal, const kc_tune_device_summary *sum, bool quiet)
+/* On a CPU device the variants run on the host's CPUs, so what else
+ * takes them lengthens the timings: time a hypervisor gives to other
+ * guests, and other processes of this machine (a build, a browser). As
+ * the variants are timed one after another, a share that changes during
+ * the tune favours those timed in its quieter minutes (docs/tuning.md). */
+static void note_host_load(const kc_bench_cpu *before, const kc_bench_cpu *after,
+                           const kc_tune_device_summary *sum, bool quiet)
 {
-    if (quiet || steal < KC_BENCH_STEAL_NOTE || !sum->measured || !sum->cpu_device)
+    if (quiet || !sum->measured || !sum->cpu_device)
         return;
-    fprintf(stderr,
-            "kc tune: %.0f%% of the host's CPU time went to other guests of its hypervisor during this tune: "
-            "its timings ran long and close winners are less certain (to measure again when it is idle, "
-            "tune with a new --cache FILE: this cache keeps them)\n",
-            100 * steal);
-}
-
-/* Other processes on the machine (a build, a browser) take the same
- * cores on a CPU device, and unevenly, so the variants timed while they
- * ran read slower than the others. */
-static void note_other_load(double others, const kc_tune_device_summary *sum, bool quiet)
-{
-    if (quiet || others < KC_BENCH_OTHERS_NOTE || !sum->measured || !sum->cpu_device)
-        return;
-    fprintf(stderr,
-            "kc tune: other processes kept %.0f%% of this machine's CPU time busy during this tune, on the "
-            "cores the variants ran on: timings taken while they ran read slow and close winners are less "
-            "certain (to measure again on a quiet machine, tune with a new --cache FILE: this cache keeps "
-            "them)\n",
-            100 * others);
+    static const char again[] = "close winners are less certain (to measure again on a quiet machine, tune with "
+                                "a new --cache FILE: this cache keeps them)";
+    double steal = kc_bench_cpu_steal(before, after), others = kc_bench_cpu_others(before, after);
+    if (steal >= KC_BENCH_STEAL_NOTE)
+        fprintf(stderr,
+                "kc tune: %.0f%% of the host's CPU time went to other guests of its hypervisor during this "
+                "tune: its timings ran long and %s\n",
+                100 * steal, again);
+    if (others >= KC_BENCH_OTHERS_NOTE)
+        fprintf(stderr,
+                "kc tune: other processes kept %.0f%% of this machine's CPU time busy during this tune, on the "
+                "cores the variants ran on: timings taken while they ran read slow and %s\n",
+                100 * others, again);
 }
 
 static int on_device(tune_args *t)
@@ -307,10 +302,8 @@ static int on_device(tune_args *t)
     bool host = kc_bench_cpu_now(&before);
     int rc = kc_tune_device(d, &sum);
     kc_on_interrupt(NULL);
-    if (host && kc_bench_cpu_now(&after)) {
-        note_stolen_time(kc_bench_cpu_steal(&before, &after), &sum, d->quiet);
-        note_other_load(kc_bench_cpu_others(&before, &after), &sum, d->quiet);
-    }
+    if (host && kc_bench_cpu_now(&after))
+        note_host_load(&before, &after, &sum, d->quiet);
     return rc ? KC_EXIT_ERROR : KC_EXIT_OK;
 }
 
