@@ -123,6 +123,9 @@ bool kc_path_is_absolute(const char *path);
 bool kc_is_terminal(FILE *f);
 /* The process's id, for names of temporary files and seeds. */
 long kc_process_id(void);
+/* The CPU time this process has used so far, user and system, over all
+ * its threads, in seconds; 0 when it cannot be read. */
+double kc_process_cpu_seconds(void);
 /* Sets an environment variable for this process and its children. */
 int kc_set_env(const char *name, const char *value);
 /* Runs the program again with argv (argv[0] included), as a new start of

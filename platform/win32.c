@@ -444,6 +444,16 @@ long kc_process_id(void)
     return (long)GetCurrentProcessId();
 }
 
+double kc_process_cpu_seconds(void)
+{
+    FILETIME created, exited, kernel, user;
+    if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
+        return 0;
+    ULARGE_INTEGER k = {{kernel.dwLowDateTime, kernel.dwHighDateTime}},
+                   u = {{user.dwLowDateTime, user.dwHighDateTime}};
+    return (double)(k.QuadPart + u.QuadPart) * 1e-7; /* 100 ns units */
+}
+
 int kc_set_env(const char *name, const char *value)
 {
     wchar_t *wn = wide(name), *wv = wide(value);

@@ -22,10 +22,10 @@
  * alone it was 1.07-1.14x (docs/benchmarks.md).
  */
 #include "kc_bench.h"
+#include "kc_platform.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 bool kc_bench_cpu_parse(const char *text, kc_bench_cpu *out)
@@ -48,13 +48,12 @@ bool kc_bench_cpu_parse(const char *text, kc_bench_cpu *out)
 /* This process's CPU time, user and system, in the ticks /proc/stat counts. */
 static unsigned long long self_ticks(void)
 {
-    struct rusage ru;
+#ifdef _SC_CLK_TCK
     long hz = sysconf(_SC_CLK_TCK);
-    if (getrusage(RUSAGE_SELF, &ru) != 0 || hz <= 0)
-        return 0;
-    double s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-               ru.ru_stime.tv_usec * 1e-6;
-    return (unsigned long long)(s * (double)hz);
+#else
+    long hz = 0; /* no /proc/stat either (Windows): kc_bench_cpu_now fails first */
+#endif
+    return hz > 0 ? (unsigned long long)(kc_process_cpu_seconds() * (double)hz) : 0;
 }
 
 bool kc_bench_cpu_now(kc_bench_cpu *out)
