@@ -302,6 +302,10 @@ static int calibrate(bench_state *st, const bench_opts *o)
             "stolen     %.0f%% of the host's CPU time went to other guests of its hypervisor meanwhile%s\n",
             100 * p.steal,
             d->type == KCRT_DEVICE_CPU ? ": these peaks read low; calibrate again when it is idle" : "");
+    if (p.others >= KC_BENCH_OTHERS_NOTE)
+        printf("busy       other processes kept %.0f%% of this machine's CPU time busy meanwhile: these peaks "
+               "read low; calibrate again when it is idle\n",
+               100 * p.others);
     if (!st->peaks_path)
         return fail("nowhere to store the peaks: give --peaks FILE");
     if (!kc_bench_peaks_store(st->peaks_path, d, &p, err, sizeof(err)))
@@ -610,8 +614,11 @@ static int run(bench_state *st, const bench_opts *o)
     bool host = kc_bench_cpu_now(&before);
     measure_all(st, o);
     st->run.elapsed = now_seconds() - start;
-    if (host && kc_bench_cpu_now(&after))
+    if (host && kc_bench_cpu_now(&after)) {
         st->run.steal = kc_bench_cpu_steal(&before, &after);
+        if (kcrt_device_info_get(st->ctx)->type == KCRT_DEVICE_CPU)
+            st->run.others = kc_bench_cpu_others(&before, &after);
+    }
     kc_bench_report_text(&st->run, stdout, o->verbose);
     unmeasured(st, o);
     rc = write_files(st, o);

@@ -711,9 +711,13 @@ bool kc_bench_calibrate(kc_bench_ref *r, bool quiet, kc_bench_peaks *out, char *
                  kcrt_error(r->ctx));
     if (!ok || *err)
         return false;
-    *out = (kc_bench_peaks){.known = true, .gb_per_s = copy.best, .gflop_per_s = fma.best, .steal = -1};
-    if (host && kc_bench_cpu_now(&after))
+    *out = (kc_bench_peaks){
+        .known = true, .gb_per_s = copy.best, .gflop_per_s = fma.best, .steal = -1, .others = -1};
+    if (host && kc_bench_cpu_now(&after)) {
         out->steal = kc_bench_cpu_steal(&before, &after);
+        if (kcrt_device_info_get(r->ctx)->type == KCRT_DEVICE_CPU)
+            out->others = kc_bench_cpu_others(&before, &after);
+    }
     snprintf(out->source, sizeof(out->source), "measured");
     time_t t = time(NULL);
     struct tm tm;

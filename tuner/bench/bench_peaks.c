@@ -10,11 +10,13 @@
  *    "devices": {"vulkan:10005:…": {"name": "llvmpipe …", "gb_per_s": 8.7,
  *                                    "gflop_per_s": 47.1, "when": "…",
  *                                    "kc_version": "0.1.0", "revision": 2,
- *                                    "detail": "…", "steal": 0.02}}}
+ *                                    "detail": "…", "steal": 0.02,
+ *                                    "others": 0.01}}}
  *
  * "steal" is the share of the host's CPU time a hypervisor took while
- * they were measured (bench_host.c; absent where unknown): peaks of a CPU
- * device calibrated under a large one read low.
+ * they were measured (bench_host.c; absent where unknown), "others" (a CPU
+ * device only) the share other processes of the machine kept busy: peaks
+ * of a CPU device calibrated under a large one read low.
  *
  * Without a measurement, a few GPUs have their datasheet figures (FP32
  * without tensor cores, and the memory bandwidth) in the table below.
@@ -87,6 +89,13 @@ static json_t *load(const char *path)
     return root;
 }
 
+/* a share of CPU time kept in an entry, 0..1; -1 where absent or not one */
+static double share(json_t *entry, const char *key)
+{
+    json_t *v = json_object_get(entry, key);
+    return json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) <= 1 ? json_number_value(v) : -1;
+}
+
 void kc_bench_peaks_find(const char *path, const kcrt_device_info *dev, kc_bench_peaks *out)
 {
     memset(out, 0, sizeof(*out));
@@ -110,8 +119,8 @@ void kc_bench_peaks_find(const char *path, const kcrt_device_info *dev, kc_bench
                  json_string_value(json_object_get(d, "detail"))
                      ? json_string_value(json_object_get(d, "detail"))
                      : "");
-        json_t *steal = json_object_get(d, "steal");
-        out->steal = json_is_number(steal) && json_number_value(steal) <= 1 ? json_number_value(steal) : -1;
+        out->steal = share(d, "steal");
+        out->others = share(d, "others");
     }
     json_decref(root);
     for (size_t i = 0; !out->known && i < KC_COUNT(datasheet); i++)
@@ -123,7 +132,7 @@ void kc_bench_peaks_find(const char *path, const kcrt_device_info *dev, kc_bench
                      datasheet[i].name);
         }
     if (!out->known || strcmp(out->source, "datasheet") == 0)
-        out->steal = -1;
+        out->steal = out->others = -1;
 }
 
 bool kc_bench_peaks_store(const char *path, const kcrt_device_info *dev, const kc_bench_peaks *p, char *err,
@@ -137,6 +146,8 @@ bool kc_bench_peaks_store(const char *path, const kcrt_device_info *dev, const k
                               PEAKS_REVISION, "detail", p->detail);
     if (p->steal >= 0)
         json_object_set_new(entry, "steal", json_real(p->steal));
+    if (p->others >= 0)
+        json_object_set_new(entry, "others", json_real(p->others));
     json_object_set_new(json_object_get(root, "devices"), dev->key, entry);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
     json_decref(root);

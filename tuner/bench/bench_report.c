@@ -239,6 +239,21 @@ static const char *rounds(const kc_bench_peaks *p)
     return strstr(p->detail, "best of ");
 }
 
+/* ", with 30% of the host's CPU time stolen" and the like: what else had
+ * the CPUs while the peaks were measured, where it was enough to lower
+ * them ("" otherwise) */
+static const char *load_while_calibrating(const kc_bench_peaks *p, char *buf, size_t len)
+{
+    int n = 0;
+    buf[0] = 0;
+    if (p->steal >= KC_BENCH_STEAL_NOTE)
+        n = snprintf(buf, len, ", with %.0f%% of the host's CPU time stolen", 100 * p->steal);
+    if (p->others >= KC_BENCH_OTHERS_NOTE && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", with other processes busy for %.0f%% of this machine's CPU time",
+                 100 * p->others);
+    return buf;
+}
+
 static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
 {
     fprintf(out, "%sdevice     %s [%s]\n", bullet, r->device_name, r->backend);
@@ -248,16 +263,12 @@ static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
     else
         fprintf(out, "%sreference  %s, sized per benchmark to last as long as its kernel\n", bullet,
                 r->ref_kernel);
-    if (r->peaks.known && r->peaks.steal >= KC_BENCH_STEAL_NOTE)
-        fprintf(out,
-                "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s, with %.0f%% of the host's CPU time "
-                "stolen)\n",
-                bullet, r->peaks.gb_per_s, r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "",
-                r->peaks.when, 100 * r->peaks.steal);
-    else if (r->peaks.known)
-        fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s%s%s)\n", bullet, r->peaks.gb_per_s,
+    char load[160];
+    if (r->peaks.known)
+        fprintf(out, "%speaks      %.2f GB/s copy, %.2f GFLOP/s FMA (%s%s%s%s%s%s)\n", bullet, r->peaks.gb_per_s,
                 r->peaks.gflop_per_s, r->peaks.source, *r->peaks.when ? " " : "", r->peaks.when,
-                rounds(&r->peaks) ? "; " : "", rounds(&r->peaks) ? rounds(&r->peaks) : "");
+                rounds(&r->peaks) ? "; " : "", rounds(&r->peaks) ? rounds(&r->peaks) : "",
+                load_while_calibrating(&r->peaks, load, sizeof(load)));
     else if (r->peaks.stale)
         fprintf(out,
                 "%speaks      unknown: those measured %s came from an older kc's calibration, which this kc "
@@ -273,6 +284,12 @@ static void preamble(const kc_bench_run *r, FILE *out, const char *bullet)
             "run: on a CPU device the times run long and GB/s, GFLOP/s and the roofline read low (the ratios "
             "less so)\n",
             bullet, 100 * r->steal);
+    if (r->others >= KC_BENCH_OTHERS_NOTE)
+        fprintf(out,
+                "%shost       other processes kept %.0f%% of this machine's CPU time busy during this run, on "
+                "the cores the kernels ran on: raw times run long and GB/s, GFLOP/s and the roofline read low "
+                "(the ratios less so)\n",
+                bullet, 100 * r->others);
     if (r->against)
         fprintf(out,
                 "%sbaseline   the bundle %s (kc %s, built %s), measured in this run; a regression: slower by "

@@ -10,7 +10,8 @@
  *    "device": {"key", "name", "family", "backend"},
  *    "reference": {"kernel", "source_hash"},
  *    "peaks": {"gb_per_s", "gflop_per_s", "source", "detail", "steal"} | null,
- *    "host": {"steal"}  (the share of CPU time stolen during the run, null unknown),
+ *    "host": {"steal", "others"}  (the shares of CPU time stolen during the run and, on a CPU
+ *             device, kept busy by other processes; null unknown),
  *    "settings": {"rounds", "max_regression", "alpha"},
  *    "baseline": {"path", "kc_version", "device_key", "created", "other_device",
  *                 "bundle" (true: --against's bundle, measured in this run)} | null,
@@ -53,7 +54,7 @@ void kc_bench_run_init(kc_bench_run *r)
     kc_arena_init(&r->arena);
     r->max_regression = 0.10;
     r->alpha = 0.01;
-    r->steal = r->peaks.steal = -1;
+    r->steal = r->peaks.steal = r->others = r->peaks.others = -1;
 }
 
 void kc_bench_run_free(kc_bench_run *r)
@@ -238,7 +239,8 @@ static json_t *run_json(const kc_bench_run *r)
                                         "gflop_per_s", r->peaks.gflop_per_s, "source", r->peaks.source,
                                         "detail", r->peaks.detail, "steal", num_or_null(r->peaks.steal))
                             : json_null());
-    json_object_set_new(o, "host", json_pack("{s:o}", "steal", num_or_null(r->steal)));
+    json_object_set_new(o, "host", json_pack("{s:o,s:o}", "steal", num_or_null(r->steal), "others",
+                                                  num_or_null(r->others)));
     json_object_set_new(o, "settings",
                         json_pack("{s:i, s:f, s:f}", "rounds", r->rounds, "max_regression", r->max_regression,
                                   "alpha", r->alpha));
@@ -369,6 +371,7 @@ bool kc_bench_read_json(kc_bench_run *b, const char *path, char *err, size_t err
         b->ref_kernel = get_str(b, ref, "kernel");
         b->ref_hash = get_str(b, ref, "source_hash");
         b->steal = get_num(json_object_get(root, "host"), "steal");
+        b->others = get_num(json_object_get(root, "host"), "others");
         if (!b->device_key) {
             snprintf(err, errlen, "%s has no device key", path);
             ok = false;

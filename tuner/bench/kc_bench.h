@@ -79,6 +79,8 @@ typedef struct kc_bench_peaks {
     char when[32];      /* measured: UTC time, ISO 8601 */
     char detail[320];   /* the variants and sizes that gave them */
     double steal;       /* measured: the host's CPU time stolen meanwhile (bench_host.c), -1 unknown */
+    double others;      /* measured: other processes' share of this machine's CPU time meanwhile, -1 unknown
+                           (not kept in peaks.json: said when calibrating) */
     bool stale;         /* not known: measured (when) by an older kc's calibration code */
 } kc_bench_peaks;
 
@@ -171,6 +173,8 @@ typedef struct kc_bench_run {
     bool against;      /* the baseline is a bundle measured in this run (--against) */
     double elapsed;    /* seconds, the whole run */
     double steal;      /* the host's CPU time stolen during the run (bench_host.c), -1 unknown */
+    double others;     /* on a CPU device, the share of this machine's CPU time other processes kept busy
+                          during the run (bench_host.c); -1 unknown or not a CPU device */
 } kc_bench_run;
 
 void kc_bench_run_init(kc_bench_run *r);
@@ -220,7 +224,7 @@ double kc_bench_cpu_others(const kc_bench_cpu *before, const kc_bench_cpu *after
 /* Above this share kc bench says that raw times read low. */
 #define KC_BENCH_STEAL_NOTE 0.05
 /* Above this share of other processes' load kc tune says its timings are
- * less certain: a core's worth on a 10-core machine, a fifth of one on 2. */
+ * less certain, and kc bench that its times on a CPU device read long: a core's worth on a 10-core machine, a fifth of one on 2. */
 #define KC_BENCH_OTHERS_NOTE 0.10
 
 /* ---- reports (bench_report.c) ---------------------------------------------------- */

@@ -379,8 +379,9 @@ static void text_report(void **state)
     kc_bench_run_free(&r);
 }
 
-/* The stolen share: in the text report (and so the Markdown's preamble)
- * only when it is large, in the JSON always. */
+/* The stolen share and other processes' share: in the text report (and
+ * so the Markdown's preamble) only when they are large, in the JSON
+ * always. */
 static void steal_reported(void **state)
 {
     (void)state;
@@ -399,12 +400,29 @@ static void steal_reported(void **state)
     if (!kc_bench_read_json(&b, path("steal.json"), err, sizeof(err)))
         fail_msg("%s", err);
     assert_true(fabs(b.steal - 0.42) < 1e-6);
+    assert_true(b.others == -1); /* not a CPU device's run: null */
     kc_bench_run_free(&b);
-    /* below the note's threshold: nothing said */
+    /* other processes' share, on a CPU device, the same way */
+    r.others = 0.37;
+    r.peaks.others = 0.2;
+    t = report_of(&r);
+    ASSERT_CONTAINS(t, "host       other processes kept 37% of this machine's CPU time busy during this run");
+    ASSERT_CONTAINS(t, "(measured, with 30% of the host's CPU time stolen, with other processes busy for 20% of "
+                       "this machine's CPU time)");
+    free(t);
+    assert_true(kc_bench_write_json(&r, path("steal.json"), err, sizeof(err)));
+    kc_bench_run_init(&b);
+    if (!kc_bench_read_json(&b, path("steal.json"), err, sizeof(err)))
+        fail_msg("%s", err);
+    assert_true(fabs(b.others - 0.37) < 1e-6);
+    kc_bench_run_free(&b);
+    /* below the notes' thresholds: nothing said */
     r.steal = r.peaks.steal = KC_BENCH_STEAL_NOTE / 2;
+    r.others = r.peaks.others = KC_BENCH_OTHERS_NOTE / 2;
     t = report_of(&r);
     assert_null(strstr(t, "stolen"));
     assert_null(strstr(t, "hypervisor"));
+    assert_null(strstr(t, "other processes"));
     free(t);
     kc_bench_run_free(&r);
 }
@@ -484,18 +502,19 @@ static void peaks_file(void **state)
     /* the share stolen while calibrating: kept when known, else unknown */
     assert_true(got.steal == 0);
     p.steal = 0.25;
+    p.others = 0.125; /* and other processes' share, the same way */
     assert_true(kc_bench_peaks_store(path("peaks.json"), &a, &p, err, sizeof(err)));
     kc_bench_peaks_find(path("peaks.json"), &a, &got);
-    assert_true(fabs(got.steal - 0.25) < 1e-6);
-    p.steal = -1;
+    assert_true(fabs(got.steal - 0.25) < 1e-6 && fabs(got.others - 0.125) < 1e-6);
+    p.steal = p.others = -1;
     assert_true(kc_bench_peaks_store(path("peaks.json"), &a, &p, err, sizeof(err)));
     kc_bench_peaks_find(path("peaks.json"), &a, &got);
-    assert_true(got.steal == -1);
+    assert_true(got.steal == -1 && got.others == -1);
     snprintf(b.name, sizeof(b.name), "NVIDIA H200");
     snprintf(b.key, sizeof(b.key), "vulkan:10de:2335:NVIDIA H200:other");
     kc_bench_peaks_find(path("peaks.json"), &b, &got);
     assert_string_equal("datasheet", got.source);
-    assert_true(got.steal == -1);
+    assert_true(got.steal == -1 && got.others == -1);
     /* an entry from an older kc's calibration code (no revision) is not used */
     FILE *f = fopen(path("old.json"), "w");
     assert_non_null(f);
