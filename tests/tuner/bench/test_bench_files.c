@@ -379,6 +379,16 @@ static void text_report(void **state)
     kc_bench_run_free(&r);
 }
 
+/* r written as JSON and read into b (to be freed) */
+static void read_back(const kc_bench_run *r, kc_bench_run *b)
+{
+    char err[512];
+    assert_true(kc_bench_write_json(r, path("steal.json"), err, sizeof(err)));
+    kc_bench_run_init(b);
+    if (!kc_bench_read_json(b, path("steal.json"), err, sizeof(err)))
+        fail_msg("%s", err);
+}
+
 /* The stolen share and other processes' share: in the text report (and
  * so the Markdown's preamble) only when they are large, in the JSON
  * always. */
@@ -386,7 +396,6 @@ static void steal_reported(void **state)
 {
     (void)state;
     kc_bench_run r, b;
-    char err[512];
     make_run(&r);
     r.steal = 0.42;
     r.peaks.steal = 0.3;
@@ -395,10 +404,7 @@ static void steal_reported(void **state)
     ASSERT_CONTAINS(t, "host       42% of the host's CPU time went to other guests of its hypervisor");
     ASSERT_CONTAINS(t, "(measured, with 30% of the host's CPU time stolen)");
     free(t);
-    assert_true(kc_bench_write_json(&r, path("steal.json"), err, sizeof(err)));
-    kc_bench_run_init(&b);
-    if (!kc_bench_read_json(&b, path("steal.json"), err, sizeof(err)))
-        fail_msg("%s", err);
+    read_back(&r, &b);
     assert_true(fabs(b.steal - 0.42) < 1e-6);
     assert_true(b.others == -1); /* not a CPU device's run: null */
     kc_bench_run_free(&b);
@@ -410,10 +416,7 @@ static void steal_reported(void **state)
     ASSERT_CONTAINS(t, "(measured, with 30% of the host's CPU time stolen, with other processes busy for 20% of "
                        "this machine's CPU time)");
     free(t);
-    assert_true(kc_bench_write_json(&r, path("steal.json"), err, sizeof(err)));
-    kc_bench_run_init(&b);
-    if (!kc_bench_read_json(&b, path("steal.json"), err, sizeof(err)))
-        fail_msg("%s", err);
+    read_back(&r, &b);
     assert_true(fabs(b.others - 0.37) < 1e-6);
     kc_bench_run_free(&b);
     /* below the notes' thresholds: nothing said */
