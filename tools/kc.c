@@ -31,6 +31,8 @@ const kc_command kc_commands[] = {
      "Noise: each benchmark's launches are interleaved with a fixed reference\n"
      "kernel of kc's, and each round's sample is the ratio of the two; baselines\n"
      "compare ratios, so a slower or busier machine does not read as a regression.\n"
+     "Raw times do read long on a busy one: the report says when a hypervisor's\n"
+     "other guests, or on a CPU device this machine's other processes, took the CPUs.\n"
      "  --kernel K         only kernel K (again for more)\n"
      "  --shape n=4096,... these shapes instead of kc.yaml's (again for more); every\n"
      "                     integer scalar needs a value; bools not named are true,\n"
