@@ -2128,6 +2128,11 @@ static void test_conv_transpose1d(void **state)
     rt_rng r = kd_rng(0xc7);
     const char *v[KD_SAMPLE];
     int nv = kd_sample_variants("conv_transpose1d", v, KD_SAMPLE, &r);
+    /* the direct design, whose workgroups run in the order phases
+     * fastest: the CPU default, and small tiles, so that the cases below
+     * have several tiles along q and the outputs as well as the phases */
+    kd_force_variant("conv_transpose1d", v, nv, 1, "BM=64,BN=128,BK=8,TM=16,TN=16,PF=1,SMEM=0");
+    kd_force_variant("conv_transpose1d", v, nv, 2, "BM=16,BN=128,BK=8,TM=8,TN=8,PF=1,SMEM=0");
     kd_begin();
     /* a single tap; HiFi-GAN's ks 16, stride 10, pad 3; output padding;
      * a stride longer than the kernel (phases no tap reaches: bias only)
