@@ -2139,12 +2139,15 @@ static void test_conv_transpose1d(void **state)
      * and out_pad > pad (samples past the full result); channels and
      * steps one past the largest tiles; groups: two, depthwise (one
      * channel each: three quarters of every 4-channel chunk past the
-     * group), and groups of more outputs than the largest tile */
+     * group), and groups of more outputs than the largest tile; rows
+     * long enough for whole windows inside them (the direct design's
+     * float4 loads), at every offset of a row in its float4s (t_in 70
+     * and 53), for two taps a phase and for one */
     static const conv_shape cases[] = {
         {1, 1, 1, 1, 1, 0, 0, 0, 1},       {5, 7, 13, 16, 10, 3, 0, 0, 1}, {9, 35, 29, 4, 2, 1, 1, 0, 1},
         {3, 4, 10, 3, 5, 0, 2, 0, 1},      {6, 5, 11, 7, 3, 4, 2, 0, 1},   {17, 129, 30, 16, 10, 3, 0, 0, 1},
         {4, 3, 260, 5, 1, 2, 0, 0, 1},     {6, 4, 9, 4, 2, 1, 0, 0, 2},    {7, 7, 12, 3, 3, 0, 1, 0, 7},
-        {10, 260, 6, 16, 10, 3, 0, 0, 2},
+        {10, 260, 6, 16, 10, 3, 0, 0, 2},  {5, 6, 70, 16, 10, 3, 0, 0, 1}, {7, 9, 53, 4, 2, 1, 0, 0, 1},
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++)
