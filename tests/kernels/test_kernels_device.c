@@ -2059,6 +2059,10 @@ static void conv1d_test(const char *kernel, uint64_t salt)
     rt_rng r = kd_rng(salt);
     const char *v[KD_SAMPLE];
     int nv = kd_sample_variants(kernel, v, KD_SAMPLE, &r);
+    if (!half) { /* conv1d's VEC = 1 design: the CPU default, and small tiles (several along t and o) */
+        kd_force_variant(kernel, v, nv, 1, "BM=64,BN=128,BK=8,TM=16,TN=16,PF=1,SMEM=0,VEC=1");
+        kd_force_variant(kernel, v, nv, 2, "BM=32,BN=64,BK=8,TM=8,TN=8,PF=1,SMEM=0,VEC=1");
+    }
     kd_begin();
     for (size_t i = 0; i < sizeof conv1d_cases / sizeof conv1d_cases[0]; i++)
         conv1d_case(&r, conv1d_cases[i], half, v, nv);
