@@ -113,6 +113,15 @@ static float *kd_abs(const float *x, size_t n)
     return p;
 }
 
+/* a reference's magnitudes (sums of |terms|) as a kd_case's l2norm */
+static float *kd_norm_of(const double *mag, size_t n)
+{
+    float *p = kd_alloc(n);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (float)mag[i];
+    return p;
+}
+
 static double *kd_bounds(size_t n)
 {
     double *b = calloc(n ? n : 1, sizeof(double));
@@ -721,12 +730,13 @@ static void resample_case(rt_rng *r, rs_shape sh, const char *const *v, int nv)
     float *want = kd_alloc(n);
     double *mag = kd_bounds(n), *bound = kd_bounds(n);
     kc_ref_resample(sh.batch, sh.len, t_out, sh.orig, sh.new_rate, sh.width, taps, x, h, want, mag);
+    float *S = kd_norm_of(mag, n);
     for (size_t i = 0; i < n; i++)
         bound[i] = 2 * gamma_n(taps + 2) * mag[i];
     kcrt_buffer *bx = kd_in(x, (size_t)sh.batch * sh.len, false), *bh = kd_in(h, (size_t)sh.new_rate * taps, false),
                 *by = kd_out(n);
     kd_case c = {.kernel = "resample", .nargs = 10, .out = by, .n = n, .want = want, .bound = bound,
-                 .l2tol = kd_info("resample")->tolerance};
+                 .l2tol = kd_info("resample")->tolerance, .l2norm = S};
     snprintf(c.shape, sizeof c.shape, "batch=%d len=%d orig=%d new=%d width=%d", sh.batch, sh.len, sh.orig,
              sh.new_rate, sh.width);
     kcrt_arg args[] = {KCRT_I32(sh.batch), KCRT_I32(sh.len),   KCRT_I32(t_out), KCRT_I32(sh.orig), KCRT_I32(sh.new_rate),
@@ -734,7 +744,7 @@ static void resample_case(rt_rng *r, rs_shape sh, const char *const *v, int nv)
     memcpy(c.args, args, sizeof args);
     kd_run(&c, v, nv);
     kcrt_buffer_free(bx), kcrt_buffer_free(bh), kcrt_buffer_free(by);
-    free(x), free(h), free(want), free(mag), free(bound);
+    free(x), free(h), free(want), free(mag), free(bound), free(S);
 }
 
 static void test_resample(void **state)
@@ -912,9 +922,9 @@ static void conv2d_case(rt_rng *r, kc_conv2d_shape sh, const char *const *v, int
     double *mag = kd_bounds(n), *bound = kd_bounds(n);
     kc_ref_conv2d(&sh, x, wt, b, want, mag);
     int k = sh.cin / sh.groups * sh.kh * sh.kw;
-    float *S = kd_alloc(n);
+    float *S = kd_norm_of(mag, n);
     for (size_t i = 0; i < n; i++)
-        bound[i] = 2 * gamma_n(k + 2) * mag[i], S[i] = (float)mag[i];
+        bound[i] = 2 * gamma_n(k + 2) * mag[i];
     kcrt_buffer *bx = kd_in(x, nx, true), *bw = kd_in(wt, nw, true), *bb = kd_in(b, (size_t)sh.cout, false),
                 *by = kd_out(n);
     kd_case c = {.kernel = "conv2d", .nargs = 20, .out = by, .n = n, .want = want, .bound = bound,
@@ -1118,8 +1128,8 @@ static void kd_run_f16(const kd_case *c, const uint16_t *want, const char *const
             /* the L2 check is of the error beyond that ulp: two roundings to half may land on neighbours
              * (a 64-element decode row read 1.3e-4 from two such flips), which says nothing of the float
              * computation before them */
-            double excess = fmax(0, fabs(g - w) - ulp);
-            e2 += excess * excess, w2 += w * w;
+            double excess = fmax(0, fabs(g - w) - ulp), scale = c->l2norm ? c->l2norm[i] : w;
+            e2 += excess * excess, w2 += scale * scale;
             if (!(fabs(g - w) <= bound))
                 fail_msg("%s [%s] %s: y[%zu] = %.6g (0x%04x), expected %.6g: error %.3g > %.3g (seed %llu)",
                          c->kernel, v[vi], c->shape, i, g, got[i], w, fabs(g - w), bound,
@@ -1304,8 +1314,9 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *k
         double es = gamma_n(sh.d + 16) * 4 * rows[e / (size_t)sh.dv];
         bound[e] = isnan(want[e]) ? NAN : mag[e] * (2 * es + 2 * gamma_n(sh.lk + 16)) + 1e-30;
     }
+    float *S = kd_norm_of(mag, n); /* sum p_j |v_j|: a mean of v's that cancel is small, its rounding not */
     kd_case c = {.kernel = kernel, .nargs = 13, .out = by, .n = n, .want = want, .bound = bound,
-                 .l2tol = kd_info(kernel)->tolerance};
+                 .l2tol = kd_info(kernel)->tolerance, .l2norm = S};
     snprintf(c.shape, sizeof c.shape, "bh=%d lq=%d lk=%d d=%d dv=%d mask_mode=%d causal=%d%s", sh.bh, sh.lq, sh.lk,
              sh.d, sh.dv, sh.mask_mode, sh.causal, dead_row ? " (a row fully masked)" : "");
     kcrt_arg args[] = {KCRT_I32(sh.bh),        KCRT_I32(sh.lq),     KCRT_I32(sh.lk), KCRT_I32(sh.d),
@@ -1321,7 +1332,7 @@ static void attention_case(rt_rng *r, att_shape sh, bool dead_row, const char *k
         kd_run(&c, v, nv);
     }
     kcrt_buffer_free(bq), kcrt_buffer_free(bk), kcrt_buffer_free(bv), kcrt_buffer_free(bm), kcrt_buffer_free(by);
-    free(q), free(k), free(vv), free(mask), free(want), free(mag), free(rows), free(bound);
+    free(q), free(k), free(vv), free(mask), free(want), free(mag), free(rows), free(bound), free(S);
 }
 
 /* Attention's variants, in two cases (BKV 16, with the default, and BKV 8)
